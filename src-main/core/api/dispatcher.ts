@@ -1,0 +1,33 @@
+import { apiContract, type ApiHandlers, type ApiMethod, type ApiResult } from './contract'
+import { ApiFailure } from './errors'
+
+export type Dispatch = (method: string, input: unknown) => Promise<ApiResult<unknown>>
+
+/**
+ * Serves the contract: looks the method up, parses the input with its schema, runs the handler
+ * and turns every failure into `{code, message}`. IPC and the `serve` WebSocket both go through
+ * this one function, so both are validated by the same code.
+ */
+export function createDispatcher(handlers: ApiHandlers, onInternalError?: (error: unknown) => void): Dispatch {
+  return async (method, input) => {
+    if (!Object.hasOwn(apiContract, method)) {
+      return { ok: false, error: { code: 'unknown_method', message: `unknown method: ${String(method).slice(0, 100)}` } }
+    }
+    const name = method as ApiMethod
+    const parsed = apiContract[name].safeParse(input ?? {})
+    if (!parsed.success) {
+      const detail = parsed.error.issues
+        .map((issue) => `${issue.path.join('.') || '(input)'}: ${issue.message}`)
+        .join('; ')
+      return { ok: false, error: { code: 'invalid_request', message: `${name}: ${detail}` } }
+    }
+    try {
+      const handler = handlers[name] as (value: unknown) => Promise<unknown>
+      return { ok: true, value: await handler(parsed.data) }
+    } catch (error) {
+      if (error instanceof ApiFailure) return { ok: false, error: { code: error.code, message: error.message } }
+      onInternalError?.(error)
+      return { ok: false, error: { code: 'internal', message: error instanceof Error ? error.message : String(error) } }
+    }
+  }
+}

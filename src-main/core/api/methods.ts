@@ -1,0 +1,21 @@
+import type { ApiMethod } from './contract'
+
+/** The method names, without zod, for the preload and the browser client. */
+export const apiMethods = [
+  'getState',
+  'openProject',
+  'listJobs',
+  'startJob',
+  'getTree',
+  'getEvents',
+  'setSpawnPaused',
+  'killAgent',
+  'cancelSpawn',
+  'setAutoApprove',
+  'decideApproval',
+  'exportJob',
+] as const satisfies readonly ApiMethod[]
+
+/** IPC channel names: one per method, plus the notification channel. */
+export const ipcChannel = (method: ApiMethod): string => `arbor:${method}`
+export const notificationChannel = 'arbor:notify'

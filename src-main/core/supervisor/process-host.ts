@@ -1,0 +1,19 @@
+import type { ToAgent } from './protocol'
+
+/**
+ * Where agent processes run. Two implementations: Node's child_process.fork (CLI, serve,
+ * tests) and Electron's utilityProcess (the app). Later: SSH or container hosts.
+ */
+export interface ProcessHost {
+  spawn(options: { agentId: string }): AgentProcess
+}
+
+export interface AgentProcess {
+  readonly pid: number | undefined
+  send(message: ToAgent): void
+  /** Raw messages; the supervisor parses them with `toSupervisorSchema`. */
+  onMessage(listener: (message: unknown) => void): void
+  onExit(listener: (code: number | null, signal: string | null) => void): void
+  /** Ask the process to end (SIGTERM); `force` ends it at once (SIGKILL). */
+  kill(force: boolean): void
+}

@@ -1,0 +1,96 @@
+import { z } from 'zod'
+import { envelopeSchema, eventTypeSchema, terminalReasonSchema } from '../trace/events'
+import { usageSchema } from '../trace/usage'
+
+/**
+ * Messages between the supervisor and an agent process: discriminated unions on `type`,
+ * parsed with zod on receipt in both directions.
+ */
+const scriptTurnSchema = z.object({
+  delay_ms: z.number().int().nonnegative().optional(),
+  text: z.string().optional(),
+  tool_calls: z.array(z.object({ name: z.string(), arguments: z.record(z.string(), z.unknown()) })).optional(),
+})
+
+export const profileSchema = z.object({
+  name: z.string(),
+  description: z.string(),
+  system_prompt: z.string(),
+  tools: z.array(z.string()),
+  max_steps: z.number().int().positive(),
+  context_token_budget: z.number().int().positive().nullable(),
+  total_token_budget: z.number().int().positive().nullable(),
+  model: z.string(),
+  result_contract: z.enum(['text', 'explore']),
+  can_delegate: z.boolean(),
+})
+
+export const agentInitSchema = z.object({
+  agent_id: z.string(),
+  job_id: z.string(),
+  depth: z.number().int().nonnegative(),
+  project_dir: z.string(),
+  profile: profileSchema,
+  /** The rendered first user message: task, structured context, workspace block. */
+  first_message: z.string(),
+  provider: z.object({
+    kind: z.literal('scripted'),
+    model: z.string(),
+    script: z.array(scriptTurnSchema),
+  }),
+})
+export type AgentInit = z.infer<typeof agentInitSchema>
+
+export const taskRequestSchema = z.object({
+  description: z.string().min(1),
+  prompt: z.string().min(1),
+  subagent_type: z.string().min(1),
+  model: z.enum(['main', 'light']).optional(),
+  context: z.record(z.string(), z.unknown()).optional(),
+})
+export type TaskRequest = z.infer<typeof taskRequestSchema>
+
+export const toSupervisorSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('ready') }),
+  /** A trace event; the supervisor stamps job, agent, parent and depth. */
+  z.object({ type: z.literal('event'), event_type: eventTypeSchema, ts: z.string(), data: z.record(z.string(), z.unknown()) }),
+  z.object({ type: z.literal('spawn'), call_id: z.string(), request: taskRequestSchema }),
+  z.object({
+    type: z.literal('approval'),
+    approval_id: z.string(),
+    tool: z.string(),
+    command: z.string(),
+    reason: z.string(),
+  }),
+  z.object({
+    type: z.literal('done'),
+    outcome: z.object({
+      status: z.enum(['completed', 'partial', 'failed']),
+      terminal_reason: terminalReasonSchema,
+      result: z.unknown(),
+      summary: z.string(),
+      usage: usageSchema,
+      cost_usd: z.number().nullable(),
+      steps: z.number().int(),
+      tool_calls: z.number().int(),
+      tool_usage: z.record(z.string(), z.number().int()),
+      model: z.string().nullable(),
+    }),
+  }),
+])
+export type ToSupervisor = z.infer<typeof toSupervisorSchema>
+export type AgentOutcome = Extract<ToSupervisor, { type: 'done' }>['outcome']
+
+export const toAgentSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('start'), init: agentInitSchema }),
+  z.object({
+    type: z.literal('spawn_result'),
+    call_id: z.string(),
+    result: z.discriminatedUnion('ok', [
+      z.object({ ok: z.literal(true), envelope: envelopeSchema }),
+      z.object({ ok: z.literal(false), error: z.string() }),
+    ]),
+  }),
+  z.object({ type: z.literal('approval_result'), approval_id: z.string(), decision: z.enum(['approved', 'denied']) }),
+])
+export type ToAgent = z.infer<typeof toAgentSchema>

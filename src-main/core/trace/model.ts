@@ -1,0 +1,67 @@
+import type { AgentStatus, JobStatus, TerminalReason } from './events'
+import type { Usage } from './usage'
+
+/** Settings a job is started with; stored as JSON on the job and in its header line. */
+export interface JobSettings {
+  provider: 'scripted' | 'openai' | 'anthropic'
+  model: string
+  light_model: string | null
+  profile: string
+  max_depth: number
+  max_concurrent_children: number
+  job_token_budget: number | null
+  job_cost_budget: number | null
+  /** The scripted provider's plan, keyed by agent label (`root` for the root agent). */
+  script?: ScriptPlan
+}
+
+export interface ScriptTurn {
+  /** How long the scripted "model" takes to answer, so a demo is watchable. */
+  delay_ms?: number
+  text?: string
+  tool_calls?: { name: string; arguments: Record<string, unknown> }[]
+}
+
+export interface ScriptPlan {
+  root: ScriptTurn[]
+  /** Scripts for children, by the `description` of the `task` call that spawns them. */
+  children: Record<string, ScriptTurn[]>
+}
+
+export interface Job {
+  id: string
+  project: string
+  task: string
+  settings: JobSettings
+  status: JobStatus
+  created_at: string
+  ended_at: string | null
+  auto_approve: boolean
+  spawn_paused: boolean
+  usage: Usage
+  cost_usd: number | null
+}
+
+/** One node of the delegation tree, projected from the trace (see projection.ts). */
+export interface AgentNode {
+  id: string
+  job_id: string
+  parent_id: string | null
+  depth: number
+  label: string
+  profile: string
+  model: string | null
+  task: string
+  status: AgentStatus
+  terminal_reason: TerminalReason | null
+  current_tool: string | null
+  steps: number
+  max_steps: number | null
+  total_token_budget: number | null
+  usage: Usage
+  cost_usd: number | null
+  created_at: string
+  started_at: string | null
+  ended_at: string | null
+  last_event_at: string
+}
