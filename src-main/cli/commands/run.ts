@@ -1,0 +1,67 @@
+import { existsSync, statSync } from 'node:fs'
+import path from 'node:path'
+import { demoJob, scriptedJob } from '../../core/demo/demo-job'
+import { defaultSettings } from '../../core/engine'
+import type { CliValues } from '../main'
+import { printTree } from '../tree-printer'
+import { intOption, numberOption, UsageError } from '../usage-error'
+import { cliEngine, closeOnSignal } from './engine'
+
+export async function runDemo(dir: string, values: CliValues): Promise<number> {
+  const projectDir = requireDir(dir)
+  const planned = await demoJob(projectDir)
+  return runPlanned(projectDir, planned, values)
+}
+
+export async function runJob(dir: string, values: CliValues): Promise<number> {
+  const projectDir = requireDir(dir)
+  if (!values.task) throw new UsageError('run needs --task TEXT')
+  const provider = values.provider ?? 'scripted'
+  if (provider !== 'scripted') {
+    if (provider === 'openai' || provider === 'anthropic') {
+      throw new UsageError(`the ${provider} provider is not built yet in this version; use --provider scripted`)
+    }
+    throw new UsageError(`unknown provider "${provider}" (scripted, openai or anthropic)`)
+  }
+  const planned = await scriptedJob(projectDir, values.task)
+  return runPlanned(projectDir, planned, values)
+}
+
+async function runPlanned(projectDir: string, planned: Awaited<ReturnType<typeof demoJob>>, values: CliValues): Promise<number> {
+  const settings = defaultSettings({
+    model: values.model ?? 'scripted',
+    light_model: values['light-model'] ?? null,
+    max_depth: intOption(values['max-depth'], 'max-depth') ?? 1,
+    max_concurrent_children: intOption(values['max-children'], 'max-children', 1) ?? 3,
+    job_token_budget: intOption(values['job-token-budget'], 'job-token-budget', 1) ?? null,
+    job_cost_budget: numberOption(values['job-cost-budget'], 'job-cost-budget') ?? null,
+    script: planned.script,
+  })
+  const { engine, dbFile } = cliEngine(values.db, projectDir)
+  closeOnSignal(engine)
+  engine.subscribe(printTree((line) => console.log(line)))
+  const started = Date.now()
+  const jobId = engine.supervisor.startJob({
+    project: projectDir,
+    task: planned.task,
+    settings,
+    autoApprove: values['auto-approve-subagents'] ?? false,
+  })
+  await engine.waitForJob(jobId)
+  const { job, agents } = await engine.handlers.getTree({ job_id: jobId })
+  const seconds = ((Date.now() - started) / 1000).toFixed(1)
+  console.log(`${agents.length} agents, ${job.usage.input_tokens + job.usage.output_tokens} tokens, ${seconds} s; trace in ${dbFile}`)
+  if (values.export) {
+    const file = path.resolve(values.export)
+    const lines = await engine.exportJsonl(jobId, file)
+    console.log(`exported ${lines} lines to ${file}`)
+  }
+  await engine.close()
+  return job.status === 'completed' ? 0 : 1
+}
+
+function requireDir(dir: string): string {
+  const resolved = path.resolve(dir)
+  if (!existsSync(resolved) || !statSync(resolved).isDirectory()) throw new UsageError(`not a folder: ${resolved}`)
+  return resolved
+}

@@ -1,0 +1,80 @@
+import { parseArgs } from 'node:util'
+import { runDemo, runJob } from './commands/run'
+import { runExport } from './commands/export'
+import { runServe } from './commands/serve'
+import { UsageError } from './usage-error'
+
+const usage = `Usage:
+  arbor demo [DIR] [--db FILE] [--export FILE.jsonl]
+  arbor run [DIR] --task TEXT [--provider scripted|openai|anthropic] [--model M] [--light-model M]
+            [--base-url URL] [--max-depth N] [--max-children N] [--job-token-budget N]
+            [--job-cost-budget USD] [--auto-approve-subagents] [--db FILE] [--export FILE.jsonl]
+  arbor export --db FILE (--job ID | --last) --out FILE [--format jsonl]
+  arbor serve [DIR] [--port N] [--db FILE]
+
+Data is stored in $ARBOR_DATA_DIR/arbor.db (default ~/.local/share/arbor/arbor.db) unless --db is given.`
+
+const options = {
+  db: { type: 'string' },
+  export: { type: 'string' },
+  task: { type: 'string' },
+  provider: { type: 'string' },
+  model: { type: 'string' },
+  'light-model': { type: 'string' },
+  'base-url': { type: 'string' },
+  'max-depth': { type: 'string' },
+  'max-children': { type: 'string' },
+  'job-token-budget': { type: 'string' },
+  'job-cost-budget': { type: 'string' },
+  'auto-approve-subagents': { type: 'boolean' },
+  job: { type: 'string' },
+  last: { type: 'boolean' },
+  out: { type: 'string' },
+  format: { type: 'string' },
+  port: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const
+
+export type CliValues = ReturnType<typeof parseArgs<{ options: typeof options; allowPositionals: true }>>['values']
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv
+  if (!command || command === '--help' || command === '-h' || command === 'help') {
+    console.log(usage)
+    return command ? 0 : 2
+  }
+  const { values, positionals } = parseArgs({ args: rest, options, allowPositionals: true, strict: true })
+  if (values.help) {
+    console.log(usage)
+    return 0
+  }
+  if (positionals.length > 1) throw new UsageError(`too many arguments: ${positionals.join(' ')}`)
+  const dir = positionals[0] ?? process.cwd()
+  switch (command) {
+    case 'demo':
+      return runDemo(dir, values)
+    case 'run':
+      return runJob(dir, values)
+    case 'export':
+      return runExport(values)
+    case 'serve':
+      return runServe(dir, values)
+    default:
+      throw new UsageError(`unknown command "${command}"`)
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code
+  },
+  (error: unknown) => {
+    if (error instanceof UsageError || (error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS'))) {
+      console.error(`arbor: ${error.message}\n\n${usage}`)
+      process.exitCode = 2
+      return
+    }
+    console.error(`arbor: ${error instanceof Error ? error.message : String(error)}`)
+    process.exitCode = 1
+  },
+)

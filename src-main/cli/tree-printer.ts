@@ -1,0 +1,41 @@
+import type { ApiNotification } from '../core/api/contract'
+import type { TraceEvent } from '../core/trace/events'
+
+/** Prints the tree as it grows: one line per agent start, spawn decision and end. */
+export function printTree(write: (line: string) => void): (notification: ApiNotification) => void {
+  const labels = new Map<string, string>()
+  const line = (event: TraceEvent, depth: number, text: string): void => write(`${'  '.repeat(depth)}${text}`)
+  return ({ events }) => {
+    for (const event of events) {
+      const data = event.data
+      const depth = event.depth ?? 0
+      switch (event.type) {
+        case 'job.start':
+          write(`job ${event.job_id}: ${String(data.task)}`)
+          break
+        case 'agent.start':
+          labels.set(event.agent_id ?? '', String(data.label))
+          line(event, depth, `▶ ${String(data.label)} [${String(data.profile)}, ${String(data.model)}] started`)
+          break
+        case 'subagent.held':
+        case 'subagent.queued':
+          line(event, depth + 1, `… ${String(data.description)} ${event.type === 'subagent.held' ? 'held (spawning paused)' : 'queued'}`)
+          break
+        case 'subagent.denied':
+          line(event, depth + 1, `✕ ${String(data.description)} denied: ${String(data.reason)}`)
+          break
+        case 'agent.end': {
+          const usage = data.usage as { input_tokens: number; output_tokens: number } | undefined
+          const tokens = usage ? `, ${usage.input_tokens + usage.output_tokens} tokens` : ''
+          line(event, depth, `■ ${labels.get(event.agent_id ?? '') ?? 'agent'} ${String(data.status)} (${String(data.terminal_reason)}, ${String(data.steps)} steps${tokens})`)
+          break
+        }
+        case 'job.end':
+          write(`job ${event.job_id} ${String(data.status)}`)
+          break
+        default:
+          break
+      }
+    }
+  }
+}

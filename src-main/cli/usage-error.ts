@@ -1,0 +1,18 @@
+/** A mistake in the command line: exit code 2 with the usage text. */
+export class UsageError extends Error {
+  override name = 'UsageError'
+}
+
+export function intOption(value: string | undefined, name: string, min = 0): number | undefined {
+  if (value === undefined) return undefined
+  const parsed = Number(value)
+  if (!Number.isInteger(parsed) || parsed < min) throw new UsageError(`--${name} must be an integer ≥ ${min}, got "${value}"`)
+  return parsed
+}
+
+export function numberOption(value: string | undefined, name: string): number | undefined {
+  if (value === undefined) return undefined
+  const parsed = Number(value)
+  if (!Number.isFinite(parsed) || parsed <= 0) throw new UsageError(`--${name} must be a positive number, got "${value}"`)
+  return parsed
+}

@@ -1,0 +1,169 @@
+import path from 'node:path'
+import type { ApiHandlers, ApiNotification, ProjectInfo } from './api/contract'
+import { ApiFailure, notFound } from './api/errors'
+import { demoJob, scriptedJob } from './demo/demo-job'
+import { openDatabase } from './store/database'
+import { exportJobJsonl } from './store/export'
+import { getAgent, getAgents, getEvents, getJob, listJobs, markInterruptedJobs } from './store/queries'
+import { TraceWriter } from './store/trace-writer'
+import type { ProcessHost } from './supervisor/process-host'
+import { Supervisor } from './supervisor/supervisor'
+import type { JobSettings } from './trace/model'
+
+export interface EngineOptions {
+  dbFile: string
+  processHost: ProcessHost
+  projectDir?: string
+  /** Path of a better_sqlite3.node built for Electron's ABI (the app); Node's build otherwise. */
+  nativeBinding?: string
+  /** Shows a save dialog when `exportJob` comes without a path (the Electron shell). */
+  chooseExportPath?: (jobId: string) => Promise<string | null>
+  /** Time between asking an agent to end and forcing it. */
+  killGraceMs?: number
+}
+
+export interface Engine {
+  handlers: ApiHandlers
+  supervisor: Supervisor
+  subscribe(listener: (notification: ApiNotification) => void): () => void
+  openProject(dir: string): ProjectInfo
+  /** Resolves when the job's `job.end` is stored. */
+  waitForJob(jobId: string): Promise<void>
+  /** Streams a job's trace JSONL (the `serve` download route, `arbor demo --export`). */
+  exportJsonl(jobId: string, out: NodeJS.WritableStream | string): Promise<number>
+  close(): Promise<void>
+}
+
+export const defaultSettings = (overrides: Partial<JobSettings> = {}): JobSettings => ({
+  provider: 'scripted',
+  model: 'scripted',
+  light_model: null,
+  profile: 'general',
+  max_depth: 1,
+  max_concurrent_children: 3,
+  job_token_budget: null,
+  job_cost_budget: null,
+  ...overrides,
+})
+
+/** The engine behind every UI and the CLI: store, trace writer, supervisor and the API handlers. */
+export function createEngine(options: EngineOptions): Engine {
+  const db = openDatabase(options.dbFile, { nativeBinding: options.nativeBinding })
+  markInterruptedJobs(db)
+  const writer = new TraceWriter(db)
+  const supervisor = new Supervisor({ sink: writer, host: options.processHost, killGraceMs: options.killGraceMs })
+  const listeners = new Set<(notification: ApiNotification) => void>()
+  writer.onCommit((events) => {
+    for (const listener of listeners) listener({ kind: 'events', events })
+  })
+  let project: ProjectInfo | null = null
+
+  const openProject = (dir: string): ProjectInfo => {
+    const resolved = path.resolve(dir)
+    project = { path: resolved, name: path.basename(resolved) }
+    return project
+  }
+  if (options.projectDir) openProject(options.projectDir)
+
+  const requireProject = (): ProjectInfo => {
+    if (!project) throw new ApiFailure('conflict', 'open a project folder first')
+    return project
+  }
+  const requireJob = (jobId: string) => getJob(db, jobId) ?? (() => { throw notFound(`job ${jobId}`) })()
+
+  const handlers: ApiHandlers = {
+    getState: async () => ({ project, all_paused: supervisor.spawningPausedForAll }),
+    openProject: async ({ path: dir }) => ({ project: openProject(dir) }),
+    listJobs: async () => ({ jobs: listJobs(db, project?.path) }),
+    startJob: async (input) => {
+      const { path: projectDir } = requireProject()
+      const planned = input.kind === 'demo' ? await demoJob(projectDir) : await scriptedJob(projectDir, input.task?.trim() || 'Explore this project')
+      const settings = defaultSettings({
+        max_depth: input.max_depth ?? 1,
+        max_concurrent_children: input.max_concurrent_children ?? 3,
+        script: planned.script,
+      })
+      const jobId = supervisor.startJob({
+        project: projectDir,
+        task: planned.task,
+        settings,
+        autoApprove: input.auto_approve,
+        spawnPaused: input.spawn_paused,
+      })
+      writer.flush()
+      return { job_id: jobId }
+    },
+    getTree: async ({ job_id }) => {
+      writer.flush()
+      return { job: requireJob(job_id), agents: getAgents(db, job_id), approvals: supervisor.pendingApprovals(job_id).map((approval) => ({ ...approval, job_id })) }
+    },
+    getEvents: async ({ agent_id, after_seq, limit }) => {
+      writer.flush()
+      return { events: getEvents(db, agent_id, after_seq, limit) }
+    },
+    setSpawnPaused: async ({ job_id, paused }) => {
+      if (job_id !== null) requireJob(job_id)
+      supervisor.setSpawnPaused(job_id, paused)
+      return { paused }
+    },
+    killAgent: async ({ agent_id }) => {
+      if (!getAgent(db, agent_id)) throw notFound(`agent ${agent_id}`)
+      return { killed: supervisor.kill(agent_id) }
+    },
+    cancelSpawn: async ({ agent_id }) => ({ cancelled: supervisor.cancelSpawn(agent_id) }),
+    setAutoApprove: async ({ job_id, value }) => {
+      requireJob(job_id)
+      supervisor.setAutoApprove(job_id, value)
+      return { value }
+    },
+    decideApproval: async ({ approval_id, decision }) => {
+      if (!supervisor.decideApproval(approval_id, decision)) throw notFound(`pending approval ${approval_id}`)
+      return { decided: true }
+    },
+    exportJob: async ({ job_id, path: target }) => {
+      requireJob(job_id)
+      writer.flush()
+      const file = target ?? (await options.chooseExportPath?.(job_id))
+      if (file === undefined) throw new ApiFailure('invalid_request', 'exportJob needs a path here; browsers download /export/<job>.jsonl')
+      if (file === null) return { path: null, lines: 0 }
+      const lines = await exportJobJsonl(db, job_id, file)
+      return { path: file, lines }
+    },
+  }
+
+  const waitForJob = (jobId: string): Promise<void> =>
+    new Promise((resolve) => {
+      const done = (): boolean => {
+        writer.flush()
+        return getJob(db, jobId)?.status !== 'running'
+      }
+      if (done()) return resolve()
+      const stop = supervisor.onJobEnd((ended) => {
+        if (ended !== jobId) return
+        stop()
+        writer.flush()
+        resolve()
+      })
+    })
+
+  return {
+    handlers,
+    supervisor,
+    subscribe(listener) {
+      listeners.add(listener)
+      return () => listeners.delete(listener)
+    },
+    openProject,
+    waitForJob,
+    exportJsonl: (jobId, out) => {
+      requireJob(jobId)
+      writer.flush()
+      return exportJobJsonl(db, jobId, out)
+    },
+    async close() {
+      await supervisor.shutdown()
+      writer.close()
+      db.close()
+    },
+  }
+}

@@ -1,0 +1,168 @@
+import { randomBytes } from 'node:crypto'
+import { createReadStream } from 'node:fs'
+import { stat } from 'node:fs/promises'
+import http from 'node:http'
+import type { AddressInfo } from 'node:net'
+import path from 'node:path'
+import { WebSocketServer, type WebSocket } from 'ws'
+import { z } from 'zod'
+import { createDispatcher } from '../api/dispatcher'
+import type { Engine } from '../engine'
+import { tokenFromRequest, tokenMatches, tokenCookie } from './token'
+
+export interface ServeOptions {
+  engine: Engine
+  /** The built renderer (out/renderer). */
+  rendererDir: string
+  port?: number
+  token?: string
+  log?: (line: string) => void
+}
+
+export interface RunningServer {
+  url: string
+  port: number
+  token: string
+  close(): Promise<void>
+}
+
+const requestSchema = z.object({ id: z.number().int(), method: z.string().max(100), input: z.unknown() }).strict()
+
+const contentTypes: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.json': 'application/json',
+}
+
+/**
+ * `arbor serve`: the UI for a browser, bound to 127.0.0.1. Every HTTP request and WebSocket
+ * upgrade must carry the random access token (in `?token=` or the cookie set on the first
+ * page load); WebSocket requests go through the same dispatcher as Electron's IPC.
+ */
+export async function startServer(options: ServeOptions): Promise<RunningServer> {
+  const token = options.token ?? randomBytes(24).toString('base64url')
+  const dispatch = createDispatcher(options.engine.handlers, (error) => options.log?.(`internal error: ${String(error)}`))
+  const rendererDir = path.resolve(options.rendererDir)
+  let port = 0
+
+  const server = http.createServer((request, response) => {
+    setCommonHeaders(response)
+    if (!tokenMatches(tokenFromRequest(request), token)) return refuse(response, 401, 'missing or wrong access token')
+    const url = new URL(request.url ?? '/', 'http://127.0.0.1')
+    if (request.method !== 'GET' && request.method !== 'HEAD') return refuse(response, 405, 'method not allowed')
+    if (url.searchParams.get('token')) response.setHeader('Set-Cookie', tokenCookie(token))
+    const exportMatch = /^\/export\/([A-Za-z0-9_-]{1,100})\.jsonl$/.exec(url.pathname)
+    if (exportMatch?.[1]) return void serveExport(exportMatch[1], response)
+    void serveStatic(url.pathname, response)
+  })
+
+  const serveExport = async (jobId: string, response: http.ServerResponse): Promise<void> => {
+    try {
+      response.setHeader('Content-Type', 'application/x-ndjson; charset=utf-8')
+      response.setHeader('Content-Disposition', `attachment; filename="arbor-${jobId}.jsonl"`)
+      await options.engine.exportJsonl(jobId, response)
+      response.end()
+    } catch (error) {
+      if (!response.headersSent) {
+        response.removeHeader('Content-Disposition')
+        return refuse(response, 404, error instanceof Error ? error.message : 'export failed')
+      }
+      response.destroy(error instanceof Error ? error : undefined)
+    }
+  }
+
+  const serveStatic = async (pathname: string, response: http.ServerResponse): Promise<void> => {
+    const relative = pathname === '/' ? 'index.html' : decodeURIComponent(pathname).replace(/^\/+/, '')
+    const file = path.resolve(rendererDir, relative)
+    if (!file.startsWith(rendererDir + path.sep)) return refuse(response, 404, 'not found')
+    const info = await stat(file).catch(() => null)
+    if (!info?.isFile()) return refuse(response, 404, 'not found')
+    response.setHeader('Content-Type', contentTypes[path.extname(file)] ?? 'application/octet-stream')
+    response.setHeader('Content-Length', info.size)
+    if (file.endsWith('.html')) response.setHeader('Content-Security-Policy', contentSecurityPolicy(port))
+    createReadStream(file).pipe(response)
+  }
+
+  const sockets = new WebSocketServer({ noServer: true, maxPayload: 1 << 20 })
+  server.on('upgrade', (request, socket, head) => {
+    const url = new URL(request.url ?? '/', 'http://127.0.0.1')
+    const origin = request.headers.origin
+    const originOk = origin === undefined || origin === `http://127.0.0.1:${port}` || origin === `http://localhost:${port}`
+    if (url.pathname !== '/ws' || !originOk || !tokenMatches(tokenFromRequest(request), token)) {
+      socket.end('HTTP/1.1 401 Unauthorized\r\nConnection: close\r\nContent-Length: 0\r\n\r\n')
+      return
+    }
+    sockets.handleUpgrade(request, socket, head, (client) => sockets.emit('connection', client))
+  })
+
+  sockets.on('connection', (client: WebSocket) => {
+    client.on('message', async (raw) => {
+      let parsed
+      try {
+        parsed = requestSchema.safeParse(JSON.parse(String(raw)))
+      } catch {
+        parsed = null
+      }
+      if (!parsed?.success) {
+        const message = parsed ? parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ') : 'not JSON'
+        client.send(JSON.stringify({ id: null, result: { ok: false, error: { code: 'invalid_request', message } } }))
+        return
+      }
+      const result = await dispatch(parsed.data.method, parsed.data.input)
+      if (client.readyState === client.OPEN) client.send(JSON.stringify({ id: parsed.data.id, result }))
+    })
+  })
+
+  const unsubscribe = options.engine.subscribe((notification) => {
+    const frame = JSON.stringify({ notification })
+    for (const client of sockets.clients) if (client.readyState === client.OPEN) client.send(frame)
+  })
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(options.port ?? 0, '127.0.0.1', () => resolve())
+  })
+  port = (server.address() as AddressInfo).port
+  const url = `http://127.0.0.1:${port}/?token=${token}`
+  return {
+    url,
+    port,
+    token,
+    close: async () => {
+      unsubscribe()
+      for (const client of sockets.clients) client.terminate()
+      sockets.close()
+      server.closeAllConnections()
+      await new Promise<void>((resolve) => server.close(() => resolve()))
+    },
+  }
+}
+
+function setCommonHeaders(response: http.ServerResponse): void {
+  response.setHeader('X-Content-Type-Options', 'nosniff')
+  response.setHeader('Referrer-Policy', 'no-referrer')
+  response.setHeader('X-Frame-Options', 'DENY')
+  response.setHeader('Cache-Control', 'no-store')
+}
+
+function refuse(response: http.ServerResponse, status: number, message: string): void {
+  response.statusCode = status
+  response.setHeader('Content-Type', 'text/plain; charset=utf-8')
+  response.end(`${message}\n`)
+}
+
+const contentSecurityPolicy = (port: number): string =>
+  [
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data:",
+    `connect-src 'self' ws://127.0.0.1:${port} ws://localhost:${port}`,
+    "frame-ancestors 'none'",
+    "base-uri 'none'",
+    "form-action 'none'",
+  ].join('; ')

@@ -1,0 +1,140 @@
+import type { Profile } from '../agent/profiles'
+import type { AgentStatus, Envelope, NewTraceEvent, TerminalReason } from '../trace/events'
+import type { Job, JobSettings } from '../trace/model'
+import { emptyUsage, type Usage } from '../trace/usage'
+import type { AgentProcess } from './process-host'
+import type { TaskRequest } from './protocol'
+
+/** Where the supervisor writes: the store's trace writer in the app, anything in tests. */
+export interface TraceSink {
+  createJob(job: Job): void
+  append(event: NewTraceEvent): void
+}
+
+export interface PendingApproval {
+  approvalId: string
+  agent: AgentRuntime
+  tool: string
+  command: string
+  reason: string
+}
+
+export interface JobRuntime {
+  id: string
+  project: string
+  settings: JobSettings
+  autoApprove: boolean
+  paused: boolean
+  active: boolean
+  overBudget: boolean
+  budgetWarned: boolean
+  root: AgentRuntime | null
+  agents: Map<string, AgentRuntime>
+  approvals: Map<string, PendingApproval>
+}
+
+/** The supervisor's live view of one agent; the trace is the durable one. */
+export interface AgentRuntime {
+  id: string
+  job: JobRuntime
+  parent: AgentRuntime | null
+  depth: number
+  profile: Profile
+  label: string
+  task: string
+  request: TaskRequest | null
+  /** The parent's `task` call that asked for this agent. */
+  callId: string | null
+  status: AgentStatus
+  process: AgentProcess | null
+  createdAt: number
+  startedAt: number | null
+  usage: Usage
+  costUsd: number | null
+  steps: number
+  toolCalls: number
+  toolUsage: Record<string, number>
+  model: string | null
+  /** The newest assistant text, returned as partial output when the agent is killed. */
+  lastText: string
+  /** Set when the supervisor ends the agent, so its process exit is not taken for a crash. */
+  stopping: { status: AgentStatus; reason: TerminalReason } | null
+  forceKillTimer: NodeJS.Timeout | null
+  /** Resolves when the agent's process has exited (at once for an agent that never ran). */
+  exited: Promise<void>
+  children: AgentRuntime[]
+  waiting: AgentRuntime[]
+  ended: boolean
+}
+
+export function newAgentRuntime(fields: {
+  id: string
+  job: JobRuntime
+  parent: AgentRuntime | null
+  profile: Profile
+  label: string
+  task: string
+  request: TaskRequest | null
+  callId: string | null
+  status: AgentStatus
+  now: number
+}): AgentRuntime {
+  return {
+    ...fields,
+    depth: fields.parent ? fields.parent.depth + 1 : 0,
+    process: null,
+    createdAt: fields.now,
+    startedAt: null,
+    usage: emptyUsage(),
+    costUsd: null,
+    steps: 0,
+    toolCalls: 0,
+    toolUsage: {},
+    model: null,
+    lastText: '',
+    stopping: null,
+    forceKillTimer: null,
+    exited: Promise.resolve(),
+    children: [],
+    waiting: [],
+    ended: false,
+  }
+}
+
+export const isLive = (agent: AgentRuntime): boolean => agent.status === 'running' || agent.status === 'waiting_approval'
+
+export function runningChildren(agent: AgentRuntime): number {
+  return agent.children.filter(isLive).length
+}
+
+/** The agent and all its descendants, children before parents. */
+export function subtreePostOrder(agent: AgentRuntime): AgentRuntime[] {
+  return [...agent.children.flatMap(subtreePostOrder), agent]
+}
+
+export interface Ending {
+  status: AgentStatus
+  terminalReason: TerminalReason
+  result: unknown
+  summary: string
+}
+
+export function buildEnvelope(agent: AgentRuntime, ending: Ending, now: number): Envelope {
+  return {
+    status: ending.status,
+    profile: agent.profile.name,
+    agent_id: agent.id,
+    summary: ending.summary,
+    result: ending.result,
+    terminal_reason: ending.terminalReason,
+    stats: {
+      steps: agent.steps,
+      tool_calls: agent.toolCalls,
+      input_tokens: agent.usage.input_tokens,
+      output_tokens: agent.usage.output_tokens,
+      cost_usd: agent.costUsd,
+      model: agent.model,
+      duration_ms: agent.startedAt === null ? 0 : now - agent.startedAt,
+    },
+  }
+}

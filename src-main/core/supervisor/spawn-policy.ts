@@ -1,0 +1,45 @@
+import type { Profile } from '../agent/profiles'
+
+/** What becomes of a `task` call, decided in the order of product.md §4. */
+export type SpawnDecision =
+  | { kind: 'deny'; reason: string }
+  | { kind: 'hold' }
+  | { kind: 'queue' }
+  | { kind: 'start' }
+
+export interface SpawnPolicyInput {
+  jobActive: boolean
+  overBudget: boolean
+  parentProfile: Profile
+  parentDepth: number
+  childProfile: Profile | undefined
+  requestedProfile: string
+  availableProfiles: string[]
+  maxDepth: number
+  paused: boolean
+  runningChildren: number
+  maxConcurrentChildren: number
+}
+
+export function decideSpawn(input: SpawnPolicyInput): SpawnDecision {
+  if (!input.jobActive) return { kind: 'deny', reason: 'the job is no longer running' }
+  if (input.overBudget) return { kind: 'deny', reason: 'the job is over its token or cost budget' }
+  if (!input.parentProfile.can_delegate) {
+    return { kind: 'deny', reason: `profile "${input.parentProfile.name}" may not delegate` }
+  }
+  if (input.parentDepth + 1 > input.maxDepth) {
+    return {
+      kind: 'deny',
+      reason: `spawn depth limit reached: a child of depth ${input.parentDepth + 1} exceeds max_depth ${input.maxDepth}`,
+    }
+  }
+  if (!input.childProfile) {
+    return {
+      kind: 'deny',
+      reason: `unknown subagent_type "${input.requestedProfile}"; available: ${input.availableProfiles.join(', ')}`,
+    }
+  }
+  if (input.paused) return { kind: 'hold' }
+  if (input.runningChildren >= input.maxConcurrentChildren) return { kind: 'queue' }
+  return { kind: 'start' }
+}
