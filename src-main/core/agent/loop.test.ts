@@ -1,0 +1,266 @@
+import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { z } from 'zod'
+import { ProviderError } from '../providers/errors'
+import type { Provider } from '../providers/types'
+import type { Envelope } from '../trace/events'
+import { emptyReplyNudge } from './loop'
+import { RecordingSupervisor, makeInit, runScripted } from './testing'
+import { builtinTools } from './tools/builtin'
+import { defineTool } from './tools/types'
+
+let project: string
+beforeEach(async () => {
+  project = await mkdtemp(join(tmpdir(), 'arbor-loop-'))
+  await writeFile(join(project, 'notes.txt'), 'alpha\nbeta\n')
+})
+afterEach(async () => {
+  await rm(project, { recursive: true, force: true })
+})
+
+const envelope = (agentId: string, summary: string): Envelope => ({
+  status: 'completed',
+  profile: 'explore',
+  agent_id: agentId,
+  summary,
+  result: { summary },
+  terminal_reason: 'completed',
+  stats: { steps: 1, tool_calls: 0, input_tokens: 10, output_tokens: 5, cost_usd: 0, model: 'light', duration_ms: 3 },
+})
+
+describe('runAgent with the scripted provider', () => {
+  it('reads a file and completes through attempt_completion, streaming every step', async () => {
+    const { outcome, supervisor } = await runScripted(
+      makeInit(project, [
+        { text: 'Reading.', tool_calls: [{ name: 'read_file', arguments: { path: 'notes.txt' } }] },
+        { tool_calls: [{ name: 'attempt_completion', arguments: { result: 'notes.txt has two lines' } }] },
+      ]),
+    )
+    expect(outcome).toMatchObject({
+      status: 'completed',
+      terminal_reason: 'completed',
+      result: 'notes.txt has two lines',
+      summary: 'notes.txt has two lines',
+      steps: 2,
+      tool_calls: 2,
+      tool_usage: { read_file: 1, attempt_completion: 1 },
+      model: 'scripted-model',
+      cost_usd: 0,
+    })
+    const calls = supervisor.data('llm.call')
+    expect(calls).toHaveLength(2)
+    expect(calls[0]).toMatchObject({ provider: 'scripted', model: 'scripted-model', finish_reason: 'tool_calls', duration_ms: 0 })
+    const inputSum = calls.reduce((sum, call) => sum + (call.usage as { input_tokens: number }).input_tokens, 0)
+    expect(outcome.usage.input_tokens).toBe(inputSum)
+    expect(outcome.usage.input_tokens).toBeGreaterThan(0)
+
+    expect(supervisor.data('message').map((message) => message.role)).toEqual(['system', 'user', 'assistant', 'tool', 'assistant', 'tool'])
+    expect(supervisor.data('message')[2]).toMatchObject({
+      content: 'Reading.',
+      tool_calls: [{ id: 'call_1_0', name: 'read_file', arguments: '{"path":"notes.txt"}' }],
+    })
+    expect(supervisor.data('tool.call')[0]).toEqual({ call_id: 'call_1_0', name: 'read_file', arguments: { path: 'notes.txt' } })
+    expect(supervisor.data('tool.result')[0]).toEqual({
+      call_id: 'call_1_0',
+      name: 'read_file',
+      ok: true,
+      output: '1\talpha\n2\tbeta',
+      truncated: false,
+      duration_ms: 0,
+    })
+    expect(supervisor.data('message')[3]).toEqual({ role: 'tool', content: '1\talpha\n2\tbeta', tool_call_id: 'call_1_0' })
+  })
+
+  it('ends with the text of a reply that calls no tool', async () => {
+    const long = `The answer is 42. ${'More detail. '.repeat(40)}`
+    const { outcome } = await runScripted(makeInit(project, [{ text: long }]))
+    expect(outcome).toMatchObject({ status: 'completed', terminal_reason: 'completed', result: long, steps: 1, tool_calls: 0 })
+    expect(outcome.summary.length).toBeLessThanOrEqual(300)
+    expect(outcome.summary.startsWith('The answer is 42.')).toBe(true)
+  })
+
+  it('runs two task calls of one message concurrently and returns their results in call order', async () => {
+    const supervisor = new RecordingSupervisor()
+    const seen: string[] = []
+    let overlapped = false
+    let answeredAlone = false
+    supervisor.onSpawn = (message) => {
+      seen.push(message.request.description)
+      if (seen.length < 2) {
+        // Run sequentially, the loop would never ask for B: answer A late so the test fails, not hangs.
+        setTimeout(() => {
+          if (seen.length > 1) return
+          answeredAlone = true
+          supervisor.link.receive({ type: 'spawn_result', call_id: message.call_id, result: { ok: true, envelope: envelope('child_a', 'A done') } })
+        }, 200)
+        return
+      }
+      overlapped = !answeredAlone
+      // Answer the second first: the results must still come back in call order.
+      supervisor.link.receive({ type: 'spawn_result', call_id: 'call_1_1', result: { ok: true, envelope: envelope('child_b', 'B done') } })
+      supervisor.link.receive({ type: 'spawn_result', call_id: 'call_1_0', result: { ok: true, envelope: envelope('child_a', 'A done') } })
+    }
+    const task = (label: string) => ({ name: 'task', arguments: { description: label, prompt: `Look at ${label}`, subagent_type: 'explore' } })
+    const { outcome } = await runScripted(makeInit(project, [{ tool_calls: [task('A'), task('B')] }, { text: 'Both done.' }]), {}, supervisor)
+
+    expect(overlapped).toBe(true)
+    expect(seen).toEqual(['A', 'B'])
+    const spawns = supervisor.sent.filter((message) => message.type === 'spawn')
+    expect(spawns).toEqual([
+      { type: 'spawn', call_id: 'call_1_0', request: { description: 'A', prompt: 'Look at A', subagent_type: 'explore' } },
+      { type: 'spawn', call_id: 'call_1_1', request: { description: 'B', prompt: 'Look at B', subagent_type: 'explore' } },
+    ])
+    const toolMessages = supervisor.data('message').filter((message) => message.role === 'tool')
+    expect(toolMessages.map((message) => message.tool_call_id)).toEqual(['call_1_0', 'call_1_1'])
+    expect(JSON.parse(toolMessages[0]!.content as string)).toMatchObject({ agent_id: 'child_a', summary: 'A done' })
+    expect(JSON.parse(toolMessages[1]!.content as string)).toMatchObject({ agent_id: 'child_b', summary: 'B done' })
+    // tool.result events follow completion order; the history follows call order.
+    expect(supervisor.data('tool.result').map((result) => result.call_id)).toEqual(['call_1_1', 'call_1_0'])
+    expect(outcome).toMatchObject({ status: 'completed', result: 'Both done.', tool_usage: { task: 2 } })
+  })
+
+  it('turns a spawn error into an error tool result and goes on', async () => {
+    const supervisor = new RecordingSupervisor()
+    supervisor.onSpawn = (message) =>
+      supervisor.link.receive({ type: 'spawn_result', call_id: message.call_id, result: { ok: false, error: 'max_depth reached' } })
+    const { outcome } = await runScripted(
+      makeInit(project, [
+        { tool_calls: [{ name: 'task', arguments: { description: 'x', prompt: 'y', subagent_type: 'explore' } }] },
+        { text: 'Did it myself.' },
+      ]),
+      {},
+      supervisor,
+    )
+    expect(supervisor.data('tool.result')[0]).toMatchObject({ ok: false, output: 'Error: the subagent did not run: max_depth reached' })
+    expect(outcome).toMatchObject({ status: 'completed', result: 'Did it myself.' })
+  })
+
+  it('answers bad arguments, unknown tools and tools outside the allowlist with errors and goes on', async () => {
+    const { outcome, supervisor } = await runScripted(
+      makeInit(
+        project,
+        [
+          {
+            tool_calls: [
+              { name: 'read_file', arguments: { path: 7 } },
+              { name: 'teleport', arguments: {} },
+              { name: 'task', arguments: { description: 'x', prompt: 'y', subagent_type: 'explore' } },
+              { name: 'read_file', arguments: { path: 'notes.txt', limit: 1 } },
+            ],
+          },
+          { text: 'Done anyway.' },
+        ],
+        { name: 'worker' },
+      ),
+    )
+    const results = supervisor.data('tool.result')
+    expect(results.map((result) => result.ok)).toEqual([false, false, false, true])
+    expect(results[0]!.output).toMatch(/^Error: invalid arguments for read_file:[\s\S]*path/)
+    expect(results[1]!.output).toMatch(/no tool named "teleport"/)
+    expect(results[2]!.output).toMatch(/"task" is not allowed for this agent/)
+    expect(results[3]!.output).toContain('1\talpha')
+    expect(outcome).toMatchObject({ status: 'completed', result: 'Done anyway.', tool_calls: 4 })
+    expect(supervisor.sent.some((message) => message.type === 'spawn')).toBe(false)
+  })
+
+  it('offers the model only the allowlisted, implemented tools plus attempt_completion', async () => {
+    const offered: string[][] = []
+    const provider: Provider = {
+      kind: 'spy',
+      model: 'spy-model',
+      async *stream(request) {
+        offered.push(request.tools.map((tool) => tool.name))
+        yield { type: 'text_delta', text: 'ok' }
+        yield { type: 'finish', usage: { input_tokens: 1, output_tokens: 1, cache_read_tokens: 0, cache_write_tokens: 0, reasoning_tokens: 0 }, cost_usd: null, finish_reason: 'stop' }
+      },
+    }
+    await runScripted(makeInit(project, [], { tools: ['read_file'] }), { provider })
+    await runScripted(makeInit(project, [], { name: 'general' }), { provider })
+    expect(offered).toEqual([
+      ['read_file', 'attempt_completion'],
+      ['read_file', 'list_files', 'task', 'attempt_completion'],
+    ])
+  })
+
+  it('returns a throwing tool error to the model, records an error event, and goes on', async () => {
+    const exploding = defineTool({
+      name: 'read_file',
+      description: 'explodes',
+      parameters: z.object({ path: z.string() }),
+      async execute() {
+        throw new Error('disk on fire')
+      },
+    })
+    const tools = [exploding, ...builtinTools.filter((tool) => tool.name !== 'read_file')]
+    const { outcome, supervisor } = await runScripted(
+      makeInit(project, [{ tool_calls: [{ name: 'read_file', arguments: { path: 'a' } }] }, { text: 'Recovered.' }]),
+      { tools },
+    )
+    expect(supervisor.data('tool.result')[0]).toMatchObject({ ok: false, output: 'Error: read_file failed: disk on fire' })
+    expect(supervisor.data('error')).toEqual([{ message: 'read_file threw: disk on fire', call_id: 'call_1_0' }])
+    expect(outcome).toMatchObject({ status: 'completed', result: 'Recovered.' })
+  })
+
+  it('stops at max_steps', async () => {
+    const looping = Array.from({ length: 10 }, () => ({ tool_calls: [{ name: 'list_files', arguments: {} }] }))
+    const { outcome, supervisor } = await runScripted(makeInit(project, [{ text: 'Looking around.', ...looping[0] }, ...looping], { max_steps: 3 }))
+    expect(outcome).toMatchObject({ status: 'failed', terminal_reason: 'max_steps', steps: 3, tool_calls: 3, result: 'Looking around.' })
+    expect(supervisor.data('llm.call')).toHaveLength(3)
+  })
+
+  it('stops when the total token budget is spent', async () => {
+    const looping = Array.from({ length: 10 }, () => ({ tool_calls: [{ name: 'read_file', arguments: { path: 'notes.txt' } }] }))
+    const { outcome } = await runScripted(makeInit(project, looping, { total_token_budget: 150 }))
+    expect(outcome.terminal_reason).toBe('token_budget')
+    expect(outcome.usage.input_tokens + outcome.usage.output_tokens).toBeGreaterThanOrEqual(150)
+    expect(outcome.steps).toBeLessThan(10)
+  })
+
+  it('nudges an empty reply at most 3 times, then fails with empty_response', async () => {
+    const { outcome, supervisor } = await runScripted(makeInit(project, [{}, {}, { text: '  ' }, {}, { text: 'never reached' }]))
+    expect(outcome).toMatchObject({ status: 'failed', terminal_reason: 'empty_response', steps: 4, result: null })
+    const nudges = supervisor.data('message').filter((message) => message.content === emptyReplyNudge)
+    expect(nudges).toHaveLength(3)
+  })
+
+  it('recovers when a reply follows the nudges', async () => {
+    const { outcome } = await runScripted(makeInit(project, [{}, {}, {}, { text: 'Here it is.' }]))
+    expect(outcome).toMatchObject({ status: 'completed', result: 'Here it is.', steps: 4 })
+  })
+
+  it('ends with provider_error when the model call fails', async () => {
+    const provider: Provider = {
+      kind: 'broken',
+      model: 'm',
+      async *stream() {
+        throw new ProviderError('auth', 'invalid API key')
+      },
+    }
+    const { outcome, supervisor } = await runScripted(makeInit(project, []), { provider })
+    expect(outcome).toMatchObject({ status: 'failed', terminal_reason: 'provider_error', steps: 0 })
+    expect(supervisor.data('error')).toEqual([{ message: 'broken: invalid API key' }])
+  })
+
+  it('stops with the abort reason while waiting for a child', async () => {
+    const stop = new AbortController()
+    const supervisor = new RecordingSupervisor()
+    supervisor.onSpawn = () => stop.abort('killed')
+    const { outcome } = await runScripted(
+      makeInit(project, [{ text: 'Delegating.', tool_calls: [{ name: 'task', arguments: { description: 'x', prompt: 'y', subagent_type: 'explore' } }] }]),
+      { signal: stop.signal },
+      supervisor,
+    )
+    expect(outcome).toMatchObject({ status: 'failed', terminal_reason: 'killed', result: 'Delegating.' })
+  })
+})
+
+describe('the project folder for the loop', () => {
+  it('reads files in sub-folders by relative path', async () => {
+    await mkdir(join(project, 'src'))
+    await writeFile(join(project, 'src', 'a.ts'), 'export {}\n')
+    const { supervisor } = await runScripted(makeInit(project, [{ tool_calls: [{ name: 'read_file', arguments: { path: 'src/a.ts' } }] }]))
+    expect(supervisor.data('tool.result')[0]).toMatchObject({ ok: true, output: '1\texport {}' })
+  })
+})

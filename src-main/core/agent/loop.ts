@@ -1,0 +1,178 @@
+import { collectReply, type ModelReply } from '../providers/collect'
+import { ProviderError } from '../providers/errors'
+import type { Provider, ProviderMessage, ToolCall } from '../providers/types'
+import type { AgentInit, AgentOutcome } from '../supervisor/protocol'
+import { terminalReasonSchema, type TerminalReason } from '../trace/events'
+import { checkExploreResult, failMessage } from './explore-contract'
+import { RunStats, summarize } from './run-stats'
+import { defaultStopConditions, type StopCondition } from './stop-conditions'
+import type { AgentLink, Clock } from './supervisor-link'
+import { attemptCompletionName } from './tools/attempt-completion'
+import { Toolset, type ToolCallResult } from './tools/toolset'
+import type { Tool } from './tools/types'
+
+export interface RunAgentOptions {
+  init: AgentInit
+  provider: Provider
+  /** The implemented tools; the profile's allowlist picks among them. */
+  tools: Tool[]
+  link: AgentLink
+  clock: Clock
+  /** Ids for tool calls a provider left without one. */
+  ids: () => string
+  /** Aborting stops the agent; a terminal reason given as the abort's reason is used (default `cancelled`). */
+  signal?: AbortSignal
+  stopConditions?: StopCondition[]
+}
+
+/** What one step (a model call and its tool calls) leads to. */
+export type TurnOutcome =
+  | { kind: 'run_again' }
+  | { kind: 'final_output'; status: 'completed' | 'partial'; result: unknown; summary: string }
+  | { kind: 'stopped'; terminal_reason: TerminalReason; summary: string; result?: unknown }
+
+export const maxEmptyRetries = 3
+export const maxContractRetries = 2
+export const emptyReplyNudge =
+  'Your last reply was empty. Continue the task: call a tool, or call attempt_completion with your final result.'
+
+/**
+ * The ReAct loop of one agent (product.md §3): call the model with the history and the allowed
+ * tools, run the tool calls (a message's calls concurrently), repeat until the agent completes
+ * or a limit stops it. Every message and call is streamed to `link` as a trace event.
+ */
+export async function runAgent(options: RunAgentOptions): Promise<AgentOutcome> {
+  const { init, provider, link, clock, signal } = options
+  const profile = init.profile
+  const toolset = new Toolset(options.tools, profile.tools)
+  const stopConditions = options.stopConditions ?? defaultStopConditions
+  const stats = new RunStats(provider.model)
+  const history: ProviderMessage[] = []
+  let emptyReplies = 0
+  let contractFailures = 0
+  let lastText = ''
+
+  const addMessage = (message: ProviderMessage): void => {
+    history.push(message)
+    link.event('message', { ...message })
+  }
+
+  const callModel = async (): Promise<ModelReply> => {
+    const started = clock.now()
+    const reply = await collectReply(provider, { messages: [...history], tools: toolset.definitions(), signal })
+    stats.recordModelCall(reply)
+    const { usage, cost_usd, finish_reason } = reply
+    const duration_ms = clock.now() - started
+    link.event('llm.call', { provider: provider.kind, model: provider.model, usage, cost_usd, duration_ms, finish_reason })
+    return { ...reply, tool_calls: withIds(reply.tool_calls, options.ids) }
+  }
+
+  const runTools = async (calls: ToolCall[]): Promise<ToolCallResult[]> => {
+    for (const call of calls) {
+      link.event('tool.call', { call_id: call.id, name: call.name, arguments: argumentsForTrace(call.arguments) })
+    }
+    const results = await Promise.all(
+      calls.map(async (call) => {
+        const started = clock.now()
+        const result = await toolset.run(call, {
+          projectDir: init.project_dir,
+          callId: call.id,
+          signal,
+          spawn: (request) => link.spawn(call.id, request, signal),
+        })
+        stats.recordToolCall(call.name)
+        if (result.unexpected !== undefined) link.event('error', { message: result.unexpected, call_id: call.id })
+        const { call_id, name, ok, output, truncated } = result
+        link.event('tool.result', { call_id, name, ok, output, truncated, duration_ms: clock.now() - started })
+        return result
+      }),
+    )
+    for (const result of results) addMessage({ role: 'tool', content: result.output, tool_call_id: result.call_id })
+    return results
+  }
+
+  /** A candidate result: checked against the profile's contract. */
+  const finish = (text: string): TurnOutcome => {
+    if (profile.result_contract !== 'explore') return { kind: 'final_output', status: 'completed', result: text, summary: summarize(text) }
+    const check = checkExploreResult(text)
+    if (check.ok) return { kind: 'final_output', status: check.result.status, result: check.result, summary: check.result.summary }
+    contractFailures += 1
+    if (contractFailures > maxContractRetries) {
+      return { kind: 'stopped', terminal_reason: 'invalid_result', summary: `invalid result: ${check.reason}`, result: text }
+    }
+    addMessage({ role: 'user', content: failMessage(check.reason) })
+    return { kind: 'run_again' }
+  }
+
+  const step = async (): Promise<TurnOutcome> => {
+    const reply = await callModel()
+    if (reply.text.trim() === '' && reply.tool_calls.length === 0) {
+      emptyReplies += 1
+      if (emptyReplies > maxEmptyRetries) {
+        return { kind: 'stopped', terminal_reason: 'empty_response', summary: `no reply after ${maxEmptyRetries} nudges` }
+      }
+      addMessage({ role: 'user', content: emptyReplyNudge })
+      return { kind: 'run_again' }
+    }
+    if (reply.text.trim() !== '') lastText = reply.text
+    addMessage({ role: 'assistant', content: reply.text, ...(reply.tool_calls.length > 0 ? { tool_calls: reply.tool_calls } : {}) })
+    if (reply.tool_calls.length === 0) return finish(reply.text)
+    const results = await runTools(reply.tool_calls)
+    const completion = results.find((result) => result.name === attemptCompletionName && result.ok)
+    if (completion) return finish((completion.args as { result: string }).result)
+    return { kind: 'run_again' }
+  }
+
+  const end = (turn: Exclude<TurnOutcome, { kind: 'run_again' }>): AgentOutcome =>
+    turn.kind === 'final_output'
+      ? stats.outcome({ status: turn.status, terminal_reason: 'completed', result: turn.result, summary: turn.summary })
+      : stats.outcome({
+          status: 'failed',
+          terminal_reason: turn.terminal_reason,
+          result: turn.result ?? (lastText || null),
+          summary: turn.summary,
+        })
+
+  try {
+    addMessage({ role: 'system', content: profile.system_prompt })
+    addMessage({ role: 'user', content: init.first_message })
+    for (;;) {
+      if (signal?.aborted) return end(stoppedByAbort(signal))
+      const limit = stopConditions.map((condition) => condition(stats, profile)).find((stop) => stop !== undefined)
+      if (limit) return end({ kind: 'stopped', ...limit })
+      const turn = await step()
+      if (turn.kind !== 'run_again') return end(turn)
+    }
+  } catch (error) {
+    if (signal?.aborted) return end(stoppedByAbort(signal))
+    const message = error instanceof Error ? error.message : String(error)
+    link.event('error', { message: ProviderError.isInstance(error) ? `${provider.kind}: ${message}` : message })
+    if (ProviderError.isInstance(error)) return end({ kind: 'stopped', terminal_reason: 'provider_error', summary: `provider error: ${message}` })
+    return end({ kind: 'stopped', terminal_reason: 'crashed', summary: `crashed: ${message}` })
+  }
+}
+
+function stoppedByAbort(signal: AbortSignal): TurnOutcome & { kind: 'stopped' } {
+  const reason = terminalReasonSchema.safeParse(signal.reason)
+  const terminal_reason = reason.success ? reason.data : 'cancelled'
+  return { kind: 'stopped', terminal_reason, summary: `stopped: ${terminal_reason}` }
+}
+
+/** Gives every call a unique id; a provider may leave them empty (some OpenAI-compatible servers do). */
+function withIds(calls: ToolCall[], ids: () => string): ToolCall[] {
+  const seen = new Set<string>()
+  return calls.map((call) => {
+    const id = call.id && !seen.has(call.id) ? call.id : ids()
+    seen.add(id)
+    return id === call.id ? call : { ...call, id }
+  })
+}
+
+/** Arguments as the trace shows them: the parsed object, or the raw text when it is not JSON. */
+function argumentsForTrace(text: string): unknown {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return text
+  }
+}

@@ -1,0 +1,129 @@
+import { fork, type ChildProcess } from 'node:child_process'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { toSupervisorSchema, type ToAgent, type ToSupervisor } from '../supervisor/protocol'
+import { makeInit } from './testing'
+
+const entry = fileURLToPath(new URL('./main.ts', import.meta.url))
+
+let project: string
+let child: ChildProcess | undefined
+beforeEach(async () => {
+  project = await mkdtemp(join(tmpdir(), 'arbor-main-'))
+  await writeFile(join(project, 'hello.txt'), 'hello from disk\n')
+})
+afterEach(async () => {
+  if (child && child.exitCode === null) child.kill('SIGKILL')
+  await rm(project, { recursive: true, force: true })
+})
+
+/** Forks the agent entry as the supervisor does, recording every message it sends. */
+function startAgent(onMessage: (message: ToSupervisor, send: (message: ToAgent | Record<string, unknown>) => void) => void) {
+  const messages: ToSupervisor[] = []
+  const process = fork(entry, [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+  child = process
+  const send = (message: ToAgent | Record<string, unknown>) => process.send(message)
+  process.on('message', (raw) => {
+    const message = toSupervisorSchema.parse(raw)
+    messages.push(message)
+    onMessage(message, send)
+  })
+  const exited = new Promise<number | null>((resolve) => process.on('exit', (code) => resolve(code)))
+  return { messages, exited }
+}
+
+describe('the agent process', () => {
+  it('says ready, runs a script that reads a real file, sends done and exits 0', async () => {
+    const init = makeInit(project, [
+      { tool_calls: [{ name: 'read_file', arguments: { path: 'hello.txt' } }] },
+      { delay_ms: 5, tool_calls: [{ name: 'attempt_completion', arguments: { result: 'It says hello.' } }] },
+    ])
+    const { messages, exited } = startAgent((message, send) => {
+      if (message.type !== 'ready') return
+      send({ type: 'bogus' })
+      send({ type: 'start', init })
+    })
+    expect(await exited).toBe(0)
+
+    expect(messages[0]).toEqual({ type: 'ready' })
+    const events = messages.flatMap((message) => (message.type === 'event' ? [message] : []))
+    expect(events[0]).toMatchObject({ event_type: 'error', data: { message: expect.stringMatching(/^invalid message from the supervisor/) } })
+    expect(events.map((event) => event.event_type)).toEqual([
+      'error',
+      'message',
+      'message',
+      'llm.call',
+      'message',
+      'tool.call',
+      'tool.result',
+      'message',
+      'llm.call',
+      'message',
+      'tool.call',
+      'tool.result',
+      'message',
+    ])
+    expect(events.every((event) => !Number.isNaN(Date.parse(event.ts)))).toBe(true)
+    expect(events[1]!.data).toEqual({ role: 'system', content: init.profile.system_prompt })
+    expect(events[2]!.data).toEqual({ role: 'user', content: 'Do the task.' })
+    expect(events[6]!.data).toMatchObject({ call_id: 'call_1_0', name: 'read_file', ok: true, output: '1\thello from disk', truncated: false })
+
+    const done = messages.at(-1)
+    expect(done).toMatchObject({
+      type: 'done',
+      outcome: {
+        status: 'completed',
+        terminal_reason: 'completed',
+        result: 'It says hello.',
+        summary: 'It says hello.',
+        steps: 2,
+        tool_calls: 2,
+        tool_usage: { read_file: 1, attempt_completion: 1 },
+        model: 'scripted-model',
+        cost_usd: 0,
+      },
+    })
+    if (done?.type === 'done') expect(done.outcome.usage.input_tokens).toBeGreaterThan(0)
+  })
+
+  it('waits for the spawn_result of a task call', async () => {
+    const init = makeInit(project, [
+      { tool_calls: [{ name: 'task', arguments: { description: 'look', prompt: 'Look around.', subagent_type: 'explore' } }] },
+      { text: 'The child could not run.' },
+    ])
+    const { messages, exited } = startAgent((message, send) => {
+      if (message.type === 'ready') send({ type: 'start', init })
+      if (message.type === 'spawn') send({ type: 'spawn_result', call_id: message.call_id, result: { ok: false, error: 'spawning is paused' } })
+    })
+    expect(await exited).toBe(0)
+    expect(messages.find((message) => message.type === 'spawn')).toMatchObject({ call_id: 'call_1_0', request: { prompt: 'Look around.' } })
+    const result = messages.find((message) => message.type === 'event' && message.event_type === 'tool.result')
+    expect(result).toMatchObject({ data: { ok: false, output: 'Error: the subagent did not run: spawning is paused' } })
+    expect(messages.at(-1)).toMatchObject({ type: 'done', outcome: { status: 'completed', result: 'The child could not run.' } })
+  })
+
+  it('on SIGTERM stops the loop and reports killed with the last partial output', async () => {
+    const init = makeInit(project, [
+      { text: 'Delegating the search.', tool_calls: [{ name: 'task', arguments: { description: 'look', prompt: 'Look.', subagent_type: 'explore' } }] },
+    ])
+    const { messages, exited } = startAgent((message, send) => {
+      if (message.type === 'ready') send({ type: 'start', init })
+      if (message.type === 'spawn') child?.kill('SIGTERM')
+    })
+    expect(await exited).toBe(0)
+    expect(messages.at(-1)).toMatchObject({
+      type: 'done',
+      outcome: { status: 'failed', terminal_reason: 'killed', result: 'Delegating the search.', steps: 1 },
+    })
+  })
+
+  it('exits when the supervisor disconnects', async () => {
+    const { exited } = startAgent((message) => {
+      if (message.type === 'ready') child?.disconnect()
+    })
+    expect(await exited).toBe(0)
+  })
+})

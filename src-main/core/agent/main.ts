@@ -1,0 +1,88 @@
+/**
+ * The agent process entry (built to out/main/agent.js; in development and tests
+ * `node --import tsx src-main/core/agent/main.ts`). It must be forked by the supervisor:
+ * it sends `ready`, waits for `start`, runs the loop, sends `done` and exits 0.
+ */
+import { randomUUID } from 'node:crypto'
+import { createProvider } from '../providers/create-provider'
+import { sleep } from '../providers/sleep'
+import { toAgentSchema, type AgentInit, type AgentOutcome, type ToSupervisor } from '../supervisor/protocol'
+import { emptyUsage } from '../trace/usage'
+import { connectToSupervisor } from './channel'
+import { runAgent } from './loop'
+import { SupervisorLink } from './supervisor-link'
+import { builtinTools } from './tools/builtin'
+
+const channel = connectToSupervisor()
+if (!channel) {
+  process.stderr.write('arbor agent: this process must be started by the Arbor supervisor (fork or utilityProcess)\n')
+  process.exit(2)
+}
+
+const clock = { now: () => Date.now() }
+const pendingSends = new Set<Promise<void>>()
+const send = (message: ToSupervisor): void => {
+  const sending = channel.send(message).catch(() => undefined)
+  pendingSends.add(sending)
+  void sending.finally(() => pendingSends.delete(sending))
+}
+const link = new SupervisorLink(send, clock)
+const stop = new AbortController()
+let started = false
+let finished = false
+
+async function exitAfterFlush(code: number): Promise<never> {
+  await Promise.allSettled([...pendingSends])
+  process.exit(code)
+}
+
+async function start(init: AgentInit): Promise<void> {
+  const provider = createProvider(init.provider, { sleep })
+  const outcome = await runAgent({ init, provider, tools: builtinTools, link, clock, ids: () => `call_${randomUUID()}`, signal: stop.signal })
+  finished = true
+  link.done(outcome)
+  await exitAfterFlush(0)
+}
+
+function crash(error: unknown): void {
+  const message = error instanceof Error ? (error.stack ?? error.message) : String(error)
+  if (!finished) {
+    finished = true
+    link.event('error', { message: `agent process crashed: ${message}` })
+    const outcome: AgentOutcome = {
+      status: 'failed',
+      terminal_reason: 'crashed',
+      result: null,
+      summary: `crashed: ${error instanceof Error ? error.message : String(error)}`,
+      usage: emptyUsage(),
+      cost_usd: null,
+      steps: 0,
+      tool_calls: 0,
+      tool_usage: {},
+      model: null,
+    }
+    link.done(outcome)
+  }
+  void exitAfterFlush(1)
+}
+
+process.on('uncaughtException', crash)
+process.on('unhandledRejection', crash)
+// The supervisor ends an agent with SIGTERM (then SIGKILL): stop the loop and report what it had.
+process.on('SIGTERM', () => (started ? stop.abort('killed') : process.exit(0)))
+channel.onDisconnect(() => process.exit(0))
+
+channel.onMessage((raw) => {
+  const parsed = toAgentSchema.safeParse(raw)
+  if (!parsed.success) {
+    link.event('error', { message: `invalid message from the supervisor: ${parsed.error.message}` })
+    return
+  }
+  const message = parsed.data
+  if (message.type !== 'start') return link.receive(message)
+  if (started) return link.event('error', { message: 'a second start message was ignored' })
+  started = true
+  start(message.init).catch(crash)
+})
+
+send({ type: 'ready' })

@@ -1,0 +1,62 @@
+import type { z } from 'zod'
+import type { TaskRequest, ToAgent } from '../../supervisor/protocol'
+
+/** The supervisor's answer to a spawn request: the child's envelope, or why it did not run. */
+export type SpawnResult = Extract<ToAgent, { type: 'spawn_result' }>['result']
+
+/** What a tool may use besides its arguments. */
+export interface ToolContext {
+  /** The project folder; every path is confined to its real path. */
+  projectDir: string
+  /** The id of the tool call being run. */
+  callId: string
+  signal?: AbortSignal
+  /** Ask the supervisor for a child agent and wait for its envelope (the `task` tool). */
+  spawn(request: TaskRequest): Promise<SpawnResult>
+}
+
+/**
+ * A tool: `parameters` validates the model's arguments (and gives the JSON Schema the model
+ * sees); `execute` returns the text the model reads. `execute` is a method so a tool with a
+ * specific schema fits the general `Tool` type.
+ */
+export interface Tool<Parameters extends z.ZodType = z.ZodType> {
+  name: string
+  description: string
+  parameters: Parameters
+  execute(args: z.output<Parameters>, context: ToolContext): Promise<string>
+}
+
+export const defineTool = <Parameters extends z.ZodType>(tool: Tool<Parameters>): Tool<Parameters> => tool
+
+/** An expected failure (bad path, missing file, denied spawn): goes back to the model as text. */
+export class ToolError extends Error {
+  constructor(message: string) {
+    super(message)
+    this.name = 'ToolError'
+  }
+
+  static isInstance(value: unknown): value is ToolError {
+    return value instanceof ToolError
+  }
+}
+
+/** Node's fs errors worth a plain message to the model. */
+export function describeFileError(error: unknown, path: string): ToolError | undefined {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code
+  switch (code) {
+    case 'ENOENT':
+      return new ToolError(`${path}: no such file or directory`)
+    case 'ENOTDIR':
+      return new ToolError(`${path}: a part of the path is not a directory`)
+    case 'EISDIR':
+      return new ToolError(`${path} is a directory`)
+    case 'EACCES':
+    case 'EPERM':
+      return new ToolError(`${path}: permission denied`)
+    case 'ELOOP':
+      return new ToolError(`${path}: too many levels of symbolic links`)
+    default:
+      return undefined
+  }
+}

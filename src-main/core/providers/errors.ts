@@ -1,0 +1,25 @@
+/**
+ * A failed model call. `code` says what the loop may do about it: `context_length` compacts and
+ * retries, `rate_limit`/`server`/`network` are retried with backoff by the adapter, `auth` and
+ * `other` end the agent with `provider_error`, `aborted` ends it with the abort's reason.
+ */
+export type ProviderErrorCode = 'context_length' | 'rate_limit' | 'server' | 'network' | 'auth' | 'aborted' | 'other'
+
+export class ProviderError extends Error {
+  constructor(
+    readonly code: ProviderErrorCode,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options)
+    this.name = 'ProviderError'
+  }
+
+  static isInstance(value: unknown): value is ProviderError {
+    return value instanceof ProviderError
+  }
+}
+
+export function abortedError(signal: AbortSignal): ProviderError {
+  return new ProviderError('aborted', 'the model call was aborted', { cause: signal.reason })
+}
