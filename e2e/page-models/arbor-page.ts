@@ -1,0 +1,72 @@
+import { expect, type Locator, type Page } from '@playwright/test'
+import path from 'node:path'
+
+export const screenshotDir = path.resolve(import.meta.dirname, '../artifacts/screenshots')
+
+/** The Arbor UI as a user sees it: job list, graph, toolbar, inspector dock. */
+export class ArborPage {
+  constructor(readonly page: Page) {}
+
+  async open(url: string): Promise<void> {
+    await this.page.goto(url)
+    await expect(this.page.getByTestId('job-list')).toBeVisible()
+  }
+
+  async runDemo(): Promise<void> {
+    await this.page.getByTestId('run-demo').click()
+    await expect(this.root).toBeVisible()
+  }
+
+  get nodes(): Locator {
+    return this.page.getByTestId('agent-node')
+  }
+
+  get root(): Locator {
+    return this.page.locator('[data-testid="agent-node"][data-depth="0"]')
+  }
+
+  get children(): Locator {
+    return this.page.locator('[data-testid="agent-node"][data-depth="1"]')
+  }
+
+  nodesWithStatus(status: string): Locator {
+    return this.page.locator(`[data-testid="agent-node"][data-status="${status}"]`)
+  }
+
+  get pauseToggle(): Locator {
+    return this.page.getByTestId('pause-toggle')
+  }
+
+  get autoApprove(): Locator {
+    return this.page.getByTestId('auto-approve')
+  }
+
+  get jobStatus(): Locator {
+    return this.page.getByTestId('job-status')
+  }
+
+  async waitForJobEnd(status = 'completed'): Promise<void> {
+    await expect(this.page.locator(`[data-testid="job-item"][data-status="${status}"]`).first()).toBeVisible({ timeout: 60_000 })
+  }
+
+  /** Every agent node's identity as drawn: id → {parent, depth, status, profile}. */
+  async graphTree(): Promise<Record<string, { parent: string | null; depth: number; status: string; profile: string }>> {
+    return this.nodes.evaluateAll((elements) =>
+      Object.fromEntries(
+        elements.map((element) => [
+          element.getAttribute('data-agent-id'),
+          {
+            parent: element.getAttribute('data-parent-id') || null,
+            depth: Number(element.getAttribute('data-depth')),
+            status: element.getAttribute('data-status') ?? '',
+            profile: element.getAttribute('data-profile') ?? '',
+          },
+        ]),
+      ),
+    )
+  }
+
+  async screenshot(name: string): Promise<void> {
+    await this.page.screenshot({ path: path.join(screenshotDir, `${name}.png`) })
+  }
+}

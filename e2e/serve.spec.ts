@@ -1,0 +1,156 @@
+import { expect, test } from '@playwright/test'
+import { readFileSync } from 'node:fs'
+import WebSocket from 'ws'
+import { ArborPage } from './page-models/arbor-page'
+import { startArborServer, type ArborServer } from './support/arbor-server'
+
+// The real UI, built, served by the real `arbor serve`, driven in Debian's Chromium.
+let server: ArborServer
+
+test.beforeEach(async () => {
+  server = await startArborServer()
+})
+test.afterEach(async () => {
+  await server.stop()
+})
+
+test('refuses every HTTP and WebSocket request without the token', async ({ request }) => {
+  for (const target of ['/', '/index.html', '/export/job_x.jsonl', '/?token=wrong']) {
+    const response = await request.get(`${server.origin}${target}`)
+    expect(response.status(), target).toBe(401)
+  }
+  const page = await request.get(server.url)
+  expect(page.status()).toBe(200)
+  expect(page.headers()['content-security-policy']).toContain("script-src 'self'")
+
+  const upgrade = (url: string) =>
+    new Promise<number>((resolve) => {
+      const socket = new WebSocket(url)
+      socket.on('open', () => {
+        socket.close()
+        resolve(101)
+      })
+      socket.on('unexpected-response', (_request, response) => resolve(response.statusCode ?? 0))
+      socket.on('error', () => resolve(-1))
+    })
+  const wsBase = server.origin.replace('http', 'ws')
+  expect(await upgrade(`${wsBase}/ws`)).toBe(401)
+  expect(await upgrade(`${wsBase}/ws?token=nope`)).toBe(401)
+  expect(await upgrade(`${wsBase}/ws?token=${server.token}`)).toBe(101)
+})
+
+test('rejects a malformed API request with a clear error and keeps serving', async () => {
+  const socket = new WebSocket(`${server.origin.replace('http', 'ws')}/ws?token=${server.token}`)
+  await new Promise((resolve) => socket.on('open', resolve))
+  const ask = (frame: string) =>
+    new Promise<{ id: number | null; result: { ok: boolean; error?: { code: string; message: string } } }>((resolve) => {
+      socket.once('message', (data) => resolve(JSON.parse(String(data))))
+      socket.send(frame)
+    })
+  const bad = await ask(JSON.stringify({ id: 1, method: 'killAgent', input: { agent_id: 42 } }))
+  expect(bad.result).toMatchObject({ ok: false, error: { code: 'invalid_request' } })
+  expect(bad.result.error?.message).toContain('agent_id')
+  expect((await ask('not json')).result.error?.code).toBe('invalid_request')
+  expect((await ask(JSON.stringify({ id: 2, method: 'dropTables', input: {} }))).result.error?.code).toBe('unknown_method')
+  const good = await ask(JSON.stringify({ id: 3, method: 'listJobs', input: {} }))
+  expect(good).toMatchObject({ id: 3, result: { ok: true } })
+  socket.close()
+})
+
+test('runs the demo: the root and its children appear while it runs, then complete', async ({ page }) => {
+  const arbor = new ArborPage(page)
+  await arbor.open(server.url)
+  await arbor.runDemo()
+  await expect(arbor.children).toHaveCount(4)
+  await expect(arbor.nodesWithStatus('running').first()).toBeVisible()
+  await expect(arbor.jobStatus).toContainText('running')
+  await arbor.screenshot('demo-running')
+  await arbor.waitForJobEnd('completed')
+  await expect(arbor.nodesWithStatus('completed')).toHaveCount(5)
+  await arbor.screenshot('demo-completed')
+})
+
+test('pause holds the spawns as ghost nodes and resume releases them', async ({ page }) => {
+  const arbor = new ArborPage(page)
+  await arbor.open(server.url)
+  await arbor.runDemo()
+  // The demo root thinks for 2.5 s before it delegates: pause before then.
+  await arbor.pauseToggle.click()
+  await expect(arbor.pauseToggle).toHaveText(/Resume spawning/)
+  await expect(arbor.nodesWithStatus('held')).toHaveCount(4)
+  await expect(arbor.nodesWithStatus('running')).toHaveCount(1)
+  await arbor.screenshot('paused-held')
+  await arbor.pauseToggle.click()
+  await expect(arbor.pauseToggle).toHaveText(/Pause spawning/)
+  await expect(arbor.nodesWithStatus('held')).toHaveCount(0)
+  await arbor.waitForJobEnd('completed')
+  await expect(arbor.nodesWithStatus('completed')).toHaveCount(5)
+})
+
+test('kills a running child: it is marked killed and the root still finishes', async ({ page }) => {
+  const arbor = new ArborPage(page)
+  await arbor.open(server.url)
+  await arbor.runDemo()
+  const victim = page.locator('[data-testid="agent-node"][data-depth="1"][data-status="running"]').first()
+  await expect(victim).toBeVisible()
+  const victimId = await victim.getAttribute('data-agent-id')
+  await victim.getByTestId('node-kill').click()
+  const killed = page.locator(`[data-testid="agent-node"][data-agent-id="${victimId}"]`)
+  await expect(killed).toHaveAttribute('data-status', 'killed')
+  await arbor.screenshot('child-killed')
+  await arbor.waitForJobEnd('completed')
+  await expect(arbor.root).toHaveAttribute('data-status', 'completed')
+  await expect(killed).toHaveAttribute('data-status', 'killed')
+  await expect(arbor.nodesWithStatus('completed')).toHaveCount(4)
+})
+
+test('subagent auto-approve persists across a reload', async ({ page }) => {
+  const arbor = new ArborPage(page)
+  await arbor.open(server.url)
+  await arbor.runDemo()
+  await expect(arbor.autoApprove).not.toBeChecked()
+  await arbor.autoApprove.click()
+  await expect(arbor.autoApprove).toBeChecked()
+  await page.reload()
+  await page.getByTestId('job-item').first().click()
+  await expect(arbor.root).toBeVisible()
+  await expect(arbor.autoApprove).toBeChecked()
+})
+
+test('drags a node onto the inspector dock to see its trace', async ({ page }) => {
+  const arbor = new ArborPage(page)
+  await arbor.open(server.url)
+  await arbor.runDemo()
+  await arbor.waitForJobEnd('completed')
+  const child = arbor.children.first()
+  const childId = await child.getAttribute('data-agent-id')
+  await child.dragTo(page.getByTestId('inspector-dock'))
+  const inspector = page.locator(`[data-testid="inspector"][data-agent-id="${childId}"]`)
+  await expect(inspector).toBeVisible()
+  await expect(inspector.locator('[data-testid="inspector-event"][data-type="tool.call"]').first()).toBeVisible()
+  await expect(inspector.locator('[data-testid="inspector-event"][data-type="agent.end"]')).toHaveCount(1)
+  await arbor.screenshot('inspector')
+})
+
+test('exports a JSONL whose lines parse and whose tree matches the graph', async ({ page }) => {
+  const arbor = new ArborPage(page)
+  await arbor.open(server.url)
+  await arbor.runDemo()
+  await arbor.waitForJobEnd('completed')
+  const drawn = await arbor.graphTree()
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-jsonl').click()])
+  const file = await download.path()
+  const lines = readFileSync(file, 'utf8').trim().split('\n').map((line) => JSON.parse(line))
+  expect(lines[0]).toMatchObject({ type: 'trace.header', format: 'arbor-trace', version: 1, job: { status: 'completed' } })
+  const exported: Record<string, { parent: string | null; depth: number; status: string; profile: string }> = {}
+  for (const event of lines.slice(1)) {
+    if (event.type === 'agent.start') {
+      exported[event.agent_id] = { parent: event.parent_id, depth: event.depth, status: 'running', profile: event.data.profile }
+    }
+    if (event.type === 'agent.end') exported[event.agent_id]!.status = event.data.status
+  }
+  expect(exported).toEqual(drawn)
+  expect(Object.values(exported).filter((agent) => agent.depth === 1)).toHaveLength(4)
+  const seqs = lines.slice(1).map((event) => event.seq)
+  expect(seqs).toEqual([...seqs].sort((a, b) => a - b))
+})

@@ -1,0 +1,64 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+
+/** A real `arbor serve` (the built CLI) on a small project, with its own data folder. */
+export interface ArborServer {
+  url: string
+  origin: string
+  token: string
+  project: string
+  dbFile: string
+  stop(): Promise<void>
+}
+
+const repoRoot = path.resolve(import.meta.dirname, '../..')
+
+export function makeFixtureProject(): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'arbor-e2e-'))
+  const project = path.join(dir, 'shop')
+  mkdirSync(path.join(project, 'src'), { recursive: true })
+  writeFileSync(path.join(project, 'README.md'), '# Shop\n\nA tiny shop used by the Arbor e2e tests.\n')
+  writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'shop', version: '1.0.0', type: 'module' }, null, 2))
+  writeFileSync(path.join(project, 'cart.ts'), 'export const total = (prices: number[]) => prices.reduce((a, b) => a + b, 0)\n')
+  writeFileSync(path.join(project, 'src', 'index.ts'), "export { total } from '../cart'\n")
+  return project
+}
+
+export async function startArborServer(): Promise<ArborServer> {
+  const project = makeFixtureProject()
+  const dbFile = path.join(path.dirname(project), 'data', 'arbor.db')
+  const child: ChildProcess = spawn(process.execPath, [path.join(repoRoot, 'bin/arbor.js'), 'serve', project, '--db', dbFile], {
+    cwd: repoRoot,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let output = ''
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`arbor serve did not start:\n${output}`)), 20_000)
+    child.stdout?.on('data', (chunk: Buffer) => {
+      output += chunk.toString()
+      const match = /Open: (\S+)/.exec(output)
+      if (match?.[1]) {
+        clearTimeout(timer)
+        resolve(match[1])
+      }
+    })
+    child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()))
+    child.once('exit', (code) => reject(new Error(`arbor serve exited with ${code}:\n${output}`)))
+  })
+  const parsed = new URL(url)
+  return {
+    url,
+    origin: parsed.origin,
+    token: parsed.searchParams.get('token') ?? '',
+    project,
+    dbFile,
+    stop: () =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null) return resolve()
+        child.once('exit', () => resolve())
+        child.kill('SIGTERM')
+      }),
+  }
+}
