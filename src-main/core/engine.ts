@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs'
 import path from 'node:path'
 import type { ApiHandlers, ApiNotification, ProjectInfo } from './api/contract'
 import { ApiFailure, notFound } from './api/errors'
@@ -16,8 +17,6 @@ export interface EngineOptions {
   projectDir?: string
   /** Path of a better_sqlite3.node built for Electron's ABI (the app); Node's build otherwise. */
   nativeBinding?: string
-  /** Shows a save dialog when `exportJob` comes without a path (the Electron shell). */
-  chooseExportPath?: (jobId: string) => Promise<string | null>
   /** Time between asking an agent to end and forcing it. */
   killGraceMs?: number
 }
@@ -60,6 +59,9 @@ export function createEngine(options: EngineOptions): Engine {
 
   const openProject = (dir: string): ProjectInfo => {
     const resolved = path.resolve(dir)
+    if (!statSync(resolved, { throwIfNoEntry: false })?.isDirectory()) {
+      throw new ApiFailure('invalid_request', `not a folder: ${resolved}`)
+    }
     project = { path: resolved, name: path.basename(resolved) }
     return project
   }
@@ -123,11 +125,10 @@ export function createEngine(options: EngineOptions): Engine {
     exportJob: async ({ job_id, path: target }) => {
       requireJob(job_id)
       writer.flush()
-      const file = target ?? (await options.chooseExportPath?.(job_id))
-      if (file === undefined) throw new ApiFailure('invalid_request', 'exportJob needs a path here; browsers download /export/<job>.jsonl')
-      if (file === null) return { path: null, lines: 0 }
-      const lines = await exportJobJsonl(db, job_id, file)
-      return { path: file, lines }
+      // The Electron shell fills in the path from a save dialog; browsers download /export/<job>.jsonl.
+      if (!target) throw new ApiFailure('invalid_request', 'exportJob needs a path')
+      const lines = await exportJobJsonl(db, job_id, target)
+      return { path: target, lines }
     },
   }
 

@@ -1,0 +1,146 @@
+import { join, resolve } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { app, BrowserWindow, dialog, ipcMain, session, utilityProcess } from 'electron'
+import { createDispatcher } from './core/api/dispatcher'
+import { createEngine, type Engine } from './core/engine'
+import { contentSecurityPolicy, createAppUrlCheck } from './shell/app-url'
+import { chooseFolder, chooseSavePath } from './shell/dialogs'
+import { createSenderCheck, forwardNotifications, registerIpc } from './shell/ipc'
+import { findExistingFile, projectArgument } from './shell/launch-options'
+import { installApplicationMenu } from './shell/menu'
+import { createUtilityProcessHost } from './shell/utility-host'
+import { createMainWindow, guardWebContents, hardenSession } from './shell/window'
+
+/**
+ * The Electron main process: a thin shell around the engine (windows, menu, dialogs, IPC,
+ * utility processes). All agent, supervisor and store logic lives in ./core and runs in Node.
+ */
+
+/** out/main: the preload, renderer and agent entries are built next to it. */
+const builtDir = import.meta.dirname
+const devServerUrl = app.isPackaged ? undefined : process.env.ELECTRON_RENDERER_URL
+const rendererUrl = devServerUrl ?? pathToFileURL(join(builtDir, '../renderer/index.html')).href
+const isAppUrl = createAppUrlCheck(rendererUrl)
+
+let engine: Engine | null = null
+let mainWindow: BrowserWindow | null = null
+
+// A separate data folder (tests, or a second profile); the single-instance lock follows it.
+if (process.env.ARBOR_USER_DATA_DIR) app.setPath('userData', resolve(process.env.ARBOR_USER_DATA_DIR))
+
+if (!app.requestSingleInstanceLock()) {
+  app.quit()
+} else {
+  app.on('second-instance', (_event, argv, workingDirectory) => {
+    if (mainWindow !== null) {
+      if (mainWindow.isMinimized()) mainWindow.restore()
+      mainWindow.focus()
+    }
+    const project = projectArgument(argv, { defaultApp: process.defaultApp === true, cwd: workingDirectory })
+    if (project !== undefined) void openProjectAndReload(project)
+  })
+  app.on('web-contents-created', (_event, contents) => guardWebContents(contents, isAppUrl))
+  app.on('window-all-closed', () => {
+    if (process.platform !== 'darwin') app.quit()
+  })
+  app.on('activate', () => {
+    if (engine !== null && BrowserWindow.getAllWindows().length === 0) openWindow()
+  })
+  app.on('will-quit', (event) => {
+    if (engine === null) return
+    const closing = engine
+    engine = null
+    event.preventDefault()
+    closing
+      .close()
+      .catch((error: unknown) => console.error('[arbor] closing the engine failed:', error))
+      .finally(() => app.quit())
+  })
+  app
+    .whenReady()
+    .then(start)
+    .catch((error: unknown) => {
+      console.error('[arbor] startup failed:', error)
+      dialog.showErrorBox('Arbor could not start', error instanceof Error ? error.message : String(error))
+      process.exitCode = 1
+      app.quit()
+    })
+}
+
+async function start(): Promise<void> {
+  hardenSession(session.defaultSession, contentSecurityPolicy(devServerUrl))
+  engine = createEngine({
+    dbFile: join(app.getPath('userData'), 'arbor.db'),
+    processHost: createUtilityProcessHost({
+      fork: (modulePath, args, options) => utilityProcess.fork(modulePath, args, options),
+      agentScript: join(builtDir, 'agent.js'),
+    }),
+    nativeBinding: sqliteBinding(),
+  })
+  const dispatch = createDispatcher(engine.handlers, (error) => console.error('[arbor] internal error:', error))
+  registerIpc({
+    ipcMain,
+    dispatch,
+    isTrustedSender: createSenderCheck(() => mainWindow, isAppUrl),
+    chooseExportPath: (fileName) => chooseSavePath(mainWindow, join(app.getPath('documents'), fileName)),
+  })
+  engine.subscribe(forwardNotifications(() => mainWindow))
+  installApplicationMenu({ openFolder: () => void openFolderFromDialog() })
+
+  const project = projectArgument(process.argv, { defaultApp: process.defaultApp === true, cwd: process.cwd() })
+  if (project !== undefined) await openProject(project)
+  openWindow()
+}
+
+function openWindow(): void {
+  const window = createMainWindow({ preload: join(builtDir, '../preload/index.cjs'), url: rendererUrl })
+  window.on('closed', () => {
+    if (mainWindow === window) mainWindow = null
+  })
+  mainWindow = window
+}
+
+/** Opens a project in the engine; a failure is shown to the user and the app goes on. */
+async function openProject(path: string): Promise<boolean> {
+  if (engine === null) return false
+  try {
+    await engine.openProject(path)
+    return true
+  } catch (error) {
+    dialog.showErrorBox('Could not open the folder', `${path}\n\n${error instanceof Error ? error.message : String(error)}`)
+    return false
+  }
+}
+
+/** The renderer reads the project with getState when it loads, so a reload shows the new one. */
+async function openProjectAndReload(path: string): Promise<void> {
+  if ((await openProject(path)) && mainWindow !== null) mainWindow.webContents.reload()
+}
+
+async function openFolderFromDialog(): Promise<void> {
+  const folder = await chooseFolder(mainWindow)
+  if (folder !== null) await openProjectAndReload(folder)
+}
+
+/**
+ * better-sqlite3's own binary is built for Node's ABI (the CLI, `serve` and the tests use it);
+ * Electron's main process needs one built for Electron's ABI, kept apart in
+ * resources/native/better_sqlite3-electron.node. On a user's machine it comes from
+ * `npx @electron/rebuild -f -w better-sqlite3` (which rebuilds node_modules in place: copy
+ * build/Release/better_sqlite3.node there, then reinstall better-sqlite3 for Node) or from
+ * scripts/build-electron-sqlite.sh, which builds a copy and leaves node_modules alone.
+ * ARBOR_SQLITE_BINDING names another file. With neither, better-sqlite3 loads its default binary.
+ */
+function sqliteBinding(): string | undefined {
+  const fileName = 'better_sqlite3-electron.node'
+  const fromEnvironment = process.env.ARBOR_SQLITE_BINDING ? resolve(process.env.ARBOR_SQLITE_BINDING) : undefined
+  const binding = findExistingFile([
+    fromEnvironment,
+    app.isPackaged ? join(process.resourcesPath, 'native', fileName) : undefined,
+    join(builtDir, '../../resources/native', fileName),
+  ])
+  if (fromEnvironment !== undefined && binding !== fromEnvironment) {
+    console.warn(`[arbor] ARBOR_SQLITE_BINDING=${fromEnvironment} does not exist; ignoring it`)
+  }
+  return binding
+}

@@ -1,0 +1,20 @@
+import { dialog, type BrowserWindow, type OpenDialogOptions, type SaveDialogOptions } from 'electron'
+
+/** Asks for a project folder; null when the user cancels. */
+export async function chooseFolder(parent: BrowserWindow | null): Promise<string | null> {
+  const options: OpenDialogOptions = { title: 'Open Folder', properties: ['openDirectory', 'createDirectory'] }
+  const result = parent === null ? await dialog.showOpenDialog(options) : await dialog.showOpenDialog(parent, options)
+  return result.canceled ? null : (result.filePaths[0] ?? null)
+}
+
+/** Asks where to save an export, proposing `defaultPath`; null when the user cancels. */
+export async function chooseSavePath(parent: BrowserWindow | null, defaultPath: string): Promise<string | null> {
+  const options: SaveDialogOptions = {
+    title: 'Export Trace',
+    defaultPath,
+    filters: [{ name: 'Arbor trace (JSONL)', extensions: ['jsonl'] }],
+    properties: ['createDirectory', 'showOverwriteConfirmation'],
+  }
+  const result = parent === null ? await dialog.showSaveDialog(options) : await dialog.showSaveDialog(parent, options)
+  return result.canceled || result.filePath === '' ? null : result.filePath
+}

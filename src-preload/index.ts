@@ -1,0 +1,47 @@
+import { contextBridge, ipcRenderer, type IpcRendererEvent } from 'electron'
+import type {
+  ApiInput,
+  ApiMethod,
+  ApiNotification,
+  ApiOutputs,
+  ApiResult,
+  ArborApi,
+} from '../src-main/core/api/contract'
+import { ipcChannel, notificationChannel } from '../src-main/core/api/methods'
+
+/**
+ * The sandboxed preload (built to CommonJS): exposes exactly one object, `window.arbor`, with
+ * one function per API method and a subscription. Nothing else of IPC reaches the renderer.
+ * Only types come from the contract, so zod stays out of this bundle.
+ */
+
+async function call<M extends ApiMethod>(method: M, input: ApiInput<M>): Promise<ApiOutputs[M]> {
+  const result = (await ipcRenderer.invoke(ipcChannel(method), input)) as ApiResult<ApiOutputs[M]>
+  if (result.ok) return result.value
+  throw new Error(result.error.message)
+}
+
+const api = {
+  getState: (input) => call('getState', input),
+  openProject: (input) => call('openProject', input),
+  listJobs: (input) => call('listJobs', input),
+  startJob: (input) => call('startJob', input),
+  getTree: (input) => call('getTree', input),
+  getEvents: (input) => call('getEvents', input),
+  setSpawnPaused: (input) => call('setSpawnPaused', input),
+  killAgent: (input) => call('killAgent', input),
+  cancelSpawn: (input) => call('cancelSpawn', input),
+  setAutoApprove: (input) => call('setAutoApprove', input),
+  decideApproval: (input) => call('decideApproval', input),
+  exportJob: (input) => call('exportJob', input),
+  subscribe(listener) {
+    // The IPC event (which carries `sender`) never reaches the renderer; only the notification.
+    const forward = (_event: IpcRendererEvent, notification: ApiNotification) => listener(notification)
+    ipcRenderer.on(notificationChannel, forward)
+    return () => {
+      ipcRenderer.removeListener(notificationChannel, forward)
+    }
+  },
+} satisfies ArborApi
+
+contextBridge.exposeInMainWorld('arbor', api)
