@@ -1,0 +1,136 @@
+import { createReadStream } from 'node:fs'
+import { createInterface } from 'node:readline'
+import { z } from 'zod'
+import { jobStatuses, traceEventSchema, type TraceEvent } from '../trace/events'
+import type { AgentNode, Job, JobSettings } from '../trace/model'
+import { reduceAgents, reduceJob } from '../trace/projection'
+import { emptyUsage } from '../trace/usage'
+import { TraceParseError } from './errors'
+import { traceFormat, traceFormatVersion } from './export'
+
+const headerSchema = z.object({
+  type: z.literal('trace.header'),
+  format: z.literal(traceFormat),
+  version: z.number().int().positive(),
+  job: z.object({
+    id: z.string().min(1),
+    project: z.string(),
+    task: z.string(),
+    settings: z.record(z.string(), z.unknown()),
+    status: z.enum(jobStatuses),
+    created_at: z.string(),
+  }),
+  exported_at: z.string(),
+})
+
+/** The header line; `settings` is checked to be an object, not field by field. */
+export type TraceHeader = Omit<z.infer<typeof headerSchema>, 'job'> & {
+  job: Omit<z.infer<typeof headerSchema>['job'], 'settings'> & { settings: JobSettings }
+}
+
+export interface ParsedTrace {
+  header: TraceHeader
+  events: TraceEvent[]
+}
+
+/**
+ * Parses a trace JSONL (docs/trace-format.md) given as text or as lines. Every line is
+ * validated (header with its schema, events with traceEventSchema, seq strictly increasing,
+ * one job); the first bad line throws TraceParseError naming its 1-based number. Blank lines
+ * are skipped.
+ */
+export function parseTrace(input: string | Iterable<string>): ParsedTrace {
+  const reader = new TraceReader()
+  for (const line of typeof input === 'string' ? input.split('\n') : input) reader.push(line)
+  return reader.finish()
+}
+
+/** Same as parseTrace, reading a file line by line. */
+export async function readTraceFile(path: string): Promise<ParsedTrace> {
+  const reader = new TraceReader()
+  const lines = createInterface({ input: createReadStream(path, 'utf8'), crlfDelay: Infinity })
+  for await (const line of lines) reader.push(line)
+  return reader.finish()
+}
+
+/** Rebuilds the delegation tree by folding the same reducer the store applies. */
+export function treeFromTrace(events: Iterable<TraceEvent>): AgentNode[] {
+  const nodes = new Map<string, AgentNode>()
+  for (const event of events) {
+    for (const node of reduceAgents(event, (id) => nodes.get(id))) nodes.set(node.id, node)
+  }
+  return [...nodes.values()]
+}
+
+/**
+ * Rebuilds the job from its header and events. The header does not carry the initial
+ * auto_approve / spawn_paused flags, so they start false and follow `control` events.
+ */
+export function jobFromTrace(trace: ParsedTrace): Job {
+  let job: Job = { ...trace.header.job, ended_at: null, auto_approve: false, spawn_paused: false, usage: emptyUsage(), cost_usd: null }
+  for (const event of trace.events) job = reduceJob(job, event)
+  return job
+}
+
+class TraceReader {
+  private lineNumber = 0
+  private header: TraceHeader | null = null
+  private readonly events: TraceEvent[] = []
+  private lastSeq = 0
+
+  push(raw: string): void {
+    this.lineNumber++
+    const text = raw.endsWith('\r') ? raw.slice(0, -1) : raw
+    if (text.trim() === '') return
+    let value: unknown
+    try {
+      value = JSON.parse(text)
+    } catch (error) {
+      this.fail(`not valid JSON (${(error as Error).message})`)
+    }
+    if (this.header) this.pushEvent(value, this.header)
+    else this.header = this.parseHeader(value)
+  }
+
+  finish(): ParsedTrace {
+    if (!this.header) throw new TraceParseError(Math.max(1, this.lineNumber), 'the trace is empty: no trace.header line')
+    return { header: this.header, events: this.events }
+  }
+
+  private parseHeader(value: unknown): TraceHeader {
+    const type = (value as { type?: unknown } | null)?.type
+    if (type !== 'trace.header') this.fail(`expected the trace.header line first, found ${describeType(type)}`)
+    const version = (value as { version?: unknown }).version
+    if (typeof version === 'number' && version > traceFormatVersion) {
+      this.fail(`trace format version ${version} is newer than this Arbor reads (version ${traceFormatVersion})`)
+    }
+    const parsed = headerSchema.safeParse(value)
+    if (!parsed.success) this.fail(`invalid trace.header: ${describeIssues(parsed.error)}`)
+    return parsed.data as unknown as TraceHeader
+  }
+
+  private pushEvent(value: unknown, header: TraceHeader): void {
+    const parsed = traceEventSchema.safeParse(value)
+    if (!parsed.success) {
+      const type = (value as { type?: unknown } | null)?.type
+      this.fail(`invalid event (${describeType(type)}): ${describeIssues(parsed.error)}`)
+    }
+    const event = parsed.data
+    if (event.seq <= this.lastSeq) this.fail(`seq ${event.seq} is not greater than the previous event's seq ${this.lastSeq}`)
+    if (event.job_id !== header.job.id) this.fail(`job_id ${event.job_id} does not match the header's job ${header.job.id}`)
+    this.lastSeq = event.seq
+    this.events.push(event)
+  }
+
+  private fail(detail: string): never {
+    throw new TraceParseError(this.lineNumber, detail)
+  }
+}
+
+const describeType = (type: unknown): string => (typeof type === 'string' ? `type "${type}"` : 'no type')
+
+const describeIssues = (error: z.ZodError): string =>
+  error.issues
+    .slice(0, 3)
+    .map((issue) => `${issue.path.length > 0 ? issue.path.join('.') : 'line'}: ${issue.message}`)
+    .join('; ')

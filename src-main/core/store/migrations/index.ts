@@ -1,0 +1,15 @@
+import { initial } from './001-initial'
+import type { Migration } from './migration'
+
+export type { Migration } from './migration'
+
+/** Every migration, in order. Add a file `NNN-name.ts` and list it here. */
+export const migrations: readonly Migration[] = [initial]
+
+migrations.forEach((migration, index) => {
+  if (migration.version !== index + 1) {
+    throw new Error(`Migration ${migration.name} has version ${migration.version}, expected ${index + 1}`)
+  }
+})
+
+export const latestSchemaVersion: number = migrations.length

@@ -1,0 +1,88 @@
+import type { Statement } from 'better-sqlite3'
+import type { TraceEvent } from '../trace/events'
+import type { AgentNode, Job } from '../trace/model'
+import { reduceAgents, reduceJob } from '../trace/projection'
+import type { SqliteDatabase } from './database'
+import { agentColumns, agentFromRow, agentToRow, jobColumns, jobFromRow, jobToRow, type AgentRow, type JobRow } from './rows'
+
+const mutableAgentColumns = agentColumns.split(', ').filter((column) => column !== 'id')
+const mutableJobColumns = jobColumns.split(', ').filter((column) => column !== 'id')
+
+/**
+ * Applies the pure reducers of trace/projection.ts to the agents and jobs tables, one batch at
+ * a time, inside the writer's transaction. Rows a batch touches are read once and kept here,
+ * so many events for one agent cost one read; each changed row is written once, at the end of
+ * the batch. `reset()` forgets everything (after commit or rollback).
+ */
+export class BatchProjector {
+  private readonly agents = new Map<string, AgentNode | undefined>()
+  /** Changed agents, in the order they were first changed, with the seq of that event. */
+  private readonly changedAgents = new Map<string, number>()
+  private readonly jobs = new Map<string, Job | undefined>()
+  private readonly changedJobs = new Set<string>()
+  private readonly selectAgent: Statement<[string], AgentRow>
+  private readonly upsertAgent: Statement<[AgentRow & { created_seq: number }]>
+  private readonly selectJob: Statement<[string], JobRow>
+  private readonly updateJob: Statement<[JobRow]>
+
+  constructor(db: SqliteDatabase) {
+    this.selectAgent = db.prepare(`SELECT ${agentColumns} FROM agents WHERE id = ?`)
+    const agentNames = agentColumns.split(', ')
+    this.upsertAgent = db.prepare(
+      `INSERT INTO agents (${agentColumns}, created_seq) VALUES (${agentNames.map((name) => '@' + name).join(', ')}, @created_seq)
+       ON CONFLICT (id) DO UPDATE SET ${mutableAgentColumns.map((name) => `${name} = excluded.${name}`).join(', ')}`,
+    )
+    this.selectJob = db.prepare(`SELECT ${jobColumns} FROM jobs WHERE id = ?`)
+    this.updateJob = db.prepare(
+      `UPDATE jobs SET ${mutableJobColumns.map((name) => `${name} = @${name}`).join(', ')} WHERE id = @id`,
+    )
+  }
+
+  apply(event: TraceEvent): void {
+    for (const node of reduceAgents(event, this.getAgent)) {
+      this.agents.set(node.id, node)
+      if (!this.changedAgents.has(node.id)) this.changedAgents.set(node.id, event.seq)
+    }
+    const job = this.getJob(event.job_id)
+    if (!job) return
+    const next = reduceJob(job, event)
+    if (next === job) return
+    this.jobs.set(job.id, next)
+    this.changedJobs.add(job.id)
+  }
+
+  /** Writes every changed row; call inside the transaction, after the last `apply`. */
+  write(): void {
+    for (const [id, firstSeq] of this.changedAgents) {
+      const node = this.agents.get(id)
+      if (node) this.upsertAgent.run({ ...agentToRow(node), created_seq: firstSeq })
+    }
+    for (const id of this.changedJobs) {
+      const job = this.jobs.get(id)
+      if (job) this.updateJob.run(jobToRow(job))
+    }
+  }
+
+  reset(): void {
+    this.agents.clear()
+    this.changedAgents.clear()
+    this.jobs.clear()
+    this.changedJobs.clear()
+  }
+
+  private readonly getAgent = (id: string): AgentNode | undefined => {
+    if (this.agents.has(id)) return this.agents.get(id)
+    const row = this.selectAgent.get(id)
+    const node = row ? agentFromRow(row) : undefined
+    this.agents.set(id, node)
+    return node
+  }
+
+  private getJob(id: string): Job | undefined {
+    if (this.jobs.has(id)) return this.jobs.get(id)
+    const row = this.selectJob.get(id)
+    const job = row ? jobFromRow(row) : undefined
+    this.jobs.set(id, job)
+    return job
+  }
+}

@@ -1,0 +1,73 @@
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { openDatabase, type SqliteDatabase } from './database'
+import { getAgent, getEvents, getJob, getJobEvents, getJobUsage, listJobs, markInterruptedJobs } from './queries'
+import { childId, childUsage, jobId, rootId, rootUsage, sampleJob, sampleJobEvents } from './testing/job-fixture'
+import { useTempDir } from './testing/temp-dir'
+import { TraceWriter } from './trace-writer'
+
+describe('queries', () => {
+  const tempDir = useTempDir()
+
+  function withJobs(): { db: SqliteDatabase; writer: TraceWriter } {
+    const db = openDatabase(join(tempDir(), 'arbor.db'))
+    const writer = new TraceWriter(db, { flushDelayMs: 1000 })
+    writer.createJob(sampleJob({ id: 'job-old', created_at: '2025-01-01T00:00:00.000Z' }))
+    writer.createJob(sampleJob({ id: 'job-other', project: '/projects/other', created_at: '2025-02-01T00:00:00.000Z' }))
+    writer.createJob(sampleJob())
+    for (const event of sampleJobEvents()) writer.append(event)
+    writer.flush()
+    return { db, writer }
+  }
+
+  it('lists jobs newest first, optionally for one project', () => {
+    const { db } = withJobs()
+    expect(listJobs(db).map((job) => job.id)).toEqual([jobId, 'job-other', 'job-old'])
+    expect(listJobs(db, '/projects/demo').map((job) => job.id)).toEqual([jobId, 'job-old'])
+    expect(listJobs(db, '/projects/none')).toEqual([])
+    expect(getJob(db, 'job-other')).toEqual(sampleJob({ id: 'job-other', project: '/projects/other', created_at: '2025-02-01T00:00:00.000Z' }))
+    expect(getJob(db, 'missing')).toBeUndefined()
+    db.close()
+  })
+
+  it("pages through one agent's events after a seq", () => {
+    const { db } = withJobs()
+    const all = getEvents(db, rootId)
+    expect(all.every((event) => event.agent_id === rootId)).toBe(true)
+    expect(all.map((event) => event.type)).toContain('subagent.end')
+    const first = getEvents(db, rootId, 0, 3)
+    const rest = getEvents(db, rootId, first.at(-1)!.seq)
+    expect([...first, ...rest]).toEqual(all)
+    expect(getEvents(db, childId).map((event) => event.type)).toEqual(['agent.start', 'tool.call', 'tool.result', 'llm.call', 'agent.end'])
+    expect(getJobEvents(db, jobId)).toHaveLength(sampleJobEvents().length)
+    expect(getAgent(db, 'missing')).toBeUndefined()
+    db.close()
+  })
+
+  it('sums usage over agents', () => {
+    const { db } = withJobs()
+    const { usage, cost_usd } = getJobUsage(db, jobId)
+    expect(usage.input_tokens).toBe(rootUsage.input_tokens + childUsage.input_tokens)
+    expect(cost_usd).toBe(0.875)
+    expect(getJobUsage(db, 'job-old')).toEqual({ usage: sampleJob().usage, cost_usd: null })
+    db.close()
+  })
+
+  it('marks jobs a previous run left running as interrupted, leaving agents alone', () => {
+    const { db, writer } = withJobs()
+    const events = sampleJobEvents(sampleJob({ id: 'job-old' }), undefined, { root: 'old-root', child: 'old-child' })
+    for (const event of events.slice(0, 4)) writer.append(event)
+    writer.close()
+    db.close()
+
+    const reopened = openDatabase(join(tempDir(), 'arbor.db'))
+    expect(markInterruptedJobs(reopened).sort()).toEqual(['job-old', 'job-other'])
+    expect(getJob(reopened, 'job-old')).toMatchObject({ status: 'interrupted', ended_at: events[3]!.ts })
+    expect(getJob(reopened, 'job-other')).toMatchObject({ status: 'interrupted', ended_at: '2025-02-01T00:00:00.000Z' })
+    expect(getJob(reopened, jobId)?.status).toBe('completed')
+    expect(getAgent(reopened, rootId)?.status).toBe('completed')
+    expect(getAgent(reopened, 'old-root')?.status).toBe('running')
+    expect(markInterruptedJobs(reopened)).toEqual([])
+    reopened.close()
+  })
+})

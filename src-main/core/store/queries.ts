@@ -1,0 +1,125 @@
+import type { Statement } from 'better-sqlite3'
+import type { TraceEvent } from '../trace/events'
+import type { AgentNode, Job } from '../trace/model'
+import { addCost, addUsage, emptyUsage, type Usage } from '../trace/usage'
+import type { SqliteDatabase } from './database'
+import {
+  agentColumns,
+  agentFromRow,
+  eventColumns,
+  eventFromRow,
+  jobColumns,
+  jobFromRow,
+  type AgentRow,
+  type EventRow,
+  type JobRow,
+} from './rows'
+
+export const defaultEventLimit = 1000
+
+/**
+ * Read side of the store: rows turned into typed objects, JSON parsed. Statements are
+ * prepared once. Reads see every committed batch (never a half-written one).
+ */
+export class TraceQueries {
+  private readonly allJobs: Statement<[], JobRow>
+  private readonly projectJobs: Statement<[string], JobRow>
+  private readonly oneJob: Statement<[string], JobRow>
+  private readonly jobAgents: Statement<[string], AgentRow>
+  private readonly oneAgent: Statement<[string], AgentRow>
+  private readonly agentEvents: Statement<[string, number, number], EventRow>
+  private readonly jobEvents: Statement<[string, number, number], EventRow>
+  private readonly interruptRunning: Statement<[], { id: string }>
+
+  constructor(db: SqliteDatabase) {
+    const newestFirst = 'ORDER BY created_at DESC, rowid DESC'
+    this.allJobs = db.prepare(`SELECT ${jobColumns} FROM jobs ${newestFirst}`)
+    this.projectJobs = db.prepare(`SELECT ${jobColumns} FROM jobs WHERE project = ? ${newestFirst}`)
+    this.oneJob = db.prepare(`SELECT ${jobColumns} FROM jobs WHERE id = ?`)
+    this.jobAgents = db.prepare(`SELECT ${agentColumns} FROM agents WHERE job_id = ? ORDER BY created_seq, rowid`)
+    this.oneAgent = db.prepare(`SELECT ${agentColumns} FROM agents WHERE id = ?`)
+    this.agentEvents = db.prepare(
+      `SELECT ${eventColumns} FROM events WHERE agent_id = ? AND seq > ? ORDER BY seq LIMIT ?`,
+    )
+    this.jobEvents = db.prepare(`SELECT ${eventColumns} FROM events WHERE job_id = ? AND seq > ? ORDER BY seq LIMIT ?`)
+    this.interruptRunning = db.prepare(
+      `UPDATE jobs SET status = 'interrupted',
+         ended_at = coalesce((SELECT ts FROM events WHERE events.job_id = jobs.id ORDER BY seq DESC LIMIT 1), created_at)
+       WHERE status = 'running' RETURNING id`,
+    )
+  }
+
+  /** Jobs, newest first; only one project's when `project` is given. */
+  listJobs(project?: string): Job[] {
+    const rows = project === undefined ? this.allJobs.all() : this.projectJobs.all(project)
+    return rows.map(jobFromRow)
+  }
+
+  getJob(id: string): Job | undefined {
+    const row = this.oneJob.get(id)
+    return row ? jobFromRow(row) : undefined
+  }
+
+  /** The job's delegation tree as a flat list, in the order agents appeared in the trace. */
+  getAgents(jobId: string): AgentNode[] {
+    return this.jobAgents.all(jobId).map(agentFromRow)
+  }
+
+  getAgent(id: string): AgentNode | undefined {
+    const row = this.oneAgent.get(id)
+    return row ? agentFromRow(row) : undefined
+  }
+
+  /** One agent's events with seq > afterSeq, oldest first; page with the last seq seen. */
+  getEvents(agentId: string, afterSeq = 0, limit = defaultEventLimit): TraceEvent[] {
+    return this.agentEvents.all(agentId, afterSeq, limit).map(eventFromRow)
+  }
+
+  /** Every event of a job with seq > afterSeq (job-level events included), oldest first. */
+  getJobEvents(jobId: string, afterSeq = 0, limit = defaultEventLimit): TraceEvent[] {
+    return this.jobEvents.all(jobId, afterSeq, limit).map(eventFromRow)
+  }
+
+  /**
+   * At startup, before any job starts: jobs a previous run left `running` become `interrupted`
+   * (ended_at = their last event's ts). Agents are left as they were. Returns the job ids.
+   */
+  markInterruptedJobs(): string[] {
+    return this.interruptRunning.all().map((row) => row.id)
+  }
+
+  /** Usage and cost summed over a job's agents: the live total while the job runs. */
+  getJobUsage(jobId: string): { usage: Usage; cost_usd: number | null } {
+    let usage = emptyUsage()
+    let cost: number | null = null
+    for (const agent of this.getAgents(jobId)) {
+      usage = addUsage(usage, agent.usage)
+      cost = addCost(cost, agent.cost_usd)
+    }
+    return { usage, cost_usd: cost }
+  }
+}
+
+const cache = new WeakMap<SqliteDatabase, TraceQueries>()
+
+/** The queries of one connection, prepared on first use and reused. */
+export function queriesFor(db: SqliteDatabase): TraceQueries {
+  let queries = cache.get(db)
+  if (!queries) {
+    queries = new TraceQueries(db)
+    cache.set(db, queries)
+  }
+  return queries
+}
+
+export const listJobs = (db: SqliteDatabase, project?: string): Job[] => queriesFor(db).listJobs(project)
+export const getJob = (db: SqliteDatabase, id: string): Job | undefined => queriesFor(db).getJob(id)
+export const getAgents = (db: SqliteDatabase, jobId: string): AgentNode[] => queriesFor(db).getAgents(jobId)
+export const getAgent = (db: SqliteDatabase, id: string): AgentNode | undefined => queriesFor(db).getAgent(id)
+export const getEvents = (db: SqliteDatabase, agentId: string, afterSeq?: number, limit?: number): TraceEvent[] =>
+  queriesFor(db).getEvents(agentId, afterSeq, limit)
+export const getJobEvents = (db: SqliteDatabase, jobId: string, afterSeq?: number, limit?: number): TraceEvent[] =>
+  queriesFor(db).getJobEvents(jobId, afterSeq, limit)
+export const markInterruptedJobs = (db: SqliteDatabase): string[] => queriesFor(db).markInterruptedJobs()
+export const getJobUsage = (db: SqliteDatabase, jobId: string): { usage: Usage; cost_usd: number | null } =>
+  queriesFor(db).getJobUsage(jobId)

@@ -1,0 +1,124 @@
+import type { AgentStatus, EventType, JobStatus, TerminalReason, TraceEvent } from '../trace/events'
+import type { AgentNode, Job, JobSettings } from '../trace/model'
+import type { Usage } from '../trace/usage'
+
+/** Rows as better-sqlite3 returns them, and their conversion to and from the typed model. */
+export interface JobRow {
+  id: string
+  project: string
+  task: string
+  settings: string
+  status: string
+  created_at: string
+  ended_at: string | null
+  auto_approve: number
+  spawn_paused: number
+  usage: string
+  cost_usd: number | null
+}
+
+export interface AgentRow {
+  id: string
+  job_id: string
+  parent_id: string | null
+  depth: number
+  label: string
+  profile: string
+  model: string | null
+  task: string
+  status: string
+  terminal_reason: string | null
+  current_tool: string | null
+  steps: number
+  max_steps: number | null
+  total_token_budget: number | null
+  usage: string
+  cost_usd: number | null
+  created_at: string
+  started_at: string | null
+  ended_at: string | null
+  last_event_at: string
+}
+
+export interface EventRow {
+  seq: number
+  job_id: string
+  agent_id: string | null
+  parent_id: string | null
+  depth: number | null
+  type: string
+  ts: string
+  data: string
+}
+
+export const jobFromRow = (row: JobRow): Job => ({
+  id: row.id,
+  project: row.project,
+  task: row.task,
+  settings: JSON.parse(row.settings) as JobSettings,
+  status: row.status as JobStatus,
+  created_at: row.created_at,
+  ended_at: row.ended_at,
+  auto_approve: row.auto_approve === 1,
+  spawn_paused: row.spawn_paused === 1,
+  usage: JSON.parse(row.usage) as Usage,
+  cost_usd: row.cost_usd,
+})
+
+export const jobToRow = (job: Job): JobRow => ({
+  id: job.id,
+  project: job.project,
+  task: job.task,
+  settings: JSON.stringify(job.settings),
+  status: job.status,
+  created_at: job.created_at,
+  ended_at: job.ended_at,
+  auto_approve: job.auto_approve ? 1 : 0,
+  spawn_paused: job.spawn_paused ? 1 : 0,
+  usage: JSON.stringify(job.usage),
+  cost_usd: job.cost_usd,
+})
+
+export const agentFromRow = (row: AgentRow): AgentNode => ({
+  id: row.id,
+  job_id: row.job_id,
+  parent_id: row.parent_id,
+  depth: row.depth,
+  label: row.label,
+  profile: row.profile,
+  model: row.model,
+  task: row.task,
+  status: row.status as AgentStatus,
+  terminal_reason: row.terminal_reason as TerminalReason | null,
+  current_tool: row.current_tool,
+  steps: row.steps,
+  max_steps: row.max_steps,
+  total_token_budget: row.total_token_budget,
+  usage: JSON.parse(row.usage) as Usage,
+  cost_usd: row.cost_usd,
+  created_at: row.created_at,
+  started_at: row.started_at,
+  ended_at: row.ended_at,
+  last_event_at: row.last_event_at,
+})
+
+export const agentToRow = (agent: AgentNode): AgentRow => ({ ...agent, usage: JSON.stringify(agent.usage) })
+
+export const eventFromRow = (row: EventRow): TraceEvent => ({
+  type: row.type as EventType,
+  seq: row.seq,
+  ts: row.ts,
+  job_id: row.job_id,
+  agent_id: row.agent_id,
+  parent_id: row.parent_id,
+  depth: row.depth,
+  data: JSON.parse(row.data) as Record<string, unknown>,
+})
+
+/** Column lists kept next to the row types so every SELECT returns exactly a row. */
+export const jobColumns =
+  'id, project, task, settings, status, created_at, ended_at, auto_approve, spawn_paused, usage, cost_usd'
+export const agentColumns =
+  'id, job_id, parent_id, depth, label, profile, model, task, status, terminal_reason, current_tool, steps, ' +
+  'max_steps, total_token_budget, usage, cost_usd, created_at, started_at, ended_at, last_event_at'
+export const eventColumns = 'seq, job_id, agent_id, parent_id, depth, type, ts, data'
