@@ -109,7 +109,7 @@ test('subagent auto-approve persists across a reload', async ({ page }) => {
   await arbor.open(server.url)
   await arbor.runDemo()
   await expect(arbor.autoApprove).not.toBeChecked()
-  await arbor.autoApprove.click()
+  await arbor.toggleAutoApprove()
   await expect(arbor.autoApprove).toBeChecked()
   await page.reload()
   await page.getByTestId('job-item').first().click()

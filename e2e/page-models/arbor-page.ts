@@ -41,6 +41,11 @@ export class ArborPage {
     return this.page.getByTestId('auto-approve')
   }
 
+  /** Flips the switch the way a user does: by clicking its label. */
+  async toggleAutoApprove(): Promise<void> {
+    await this.page.locator('label', { has: this.autoApprove }).click()
+  }
+
   get jobStatus(): Locator {
     return this.page.getByTestId('job-status')
   }
