@@ -56,7 +56,8 @@ export async function runScripted(
   overrides: Partial<RunAgentOptions> & { provider?: Provider } = {},
   supervisor = new RecordingSupervisor(),
 ) {
-  const provider = overrides.provider ?? createScriptedProvider({ model: init.provider.model, script: init.provider.script, sleep: noWait })
+  const script = init.provider.kind === 'scripted' ? init.provider.script : []
+  const provider = overrides.provider ?? createScriptedProvider({ model: init.provider.model, script, sleep: noWait })
   const outcome = await runAgent({ init, provider, tools: builtinTools, link: supervisor.link, clock: fixedClock, ids: fixedIds(), ...overrides })
   return { outcome, supervisor }
 }

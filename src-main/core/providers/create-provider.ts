@@ -1,4 +1,5 @@
 import type { AgentInit } from '../supervisor/protocol'
+import { ProviderError } from './errors'
 import { createScriptedProvider } from './scripted'
 import type { Provider, Sleep } from './types'
 
@@ -11,5 +12,8 @@ export function createProvider(config: AgentInit['provider'], dependencies: Prov
   switch (config.kind) {
     case 'scripted':
       return createScriptedProvider({ model: config.model, script: config.script, sleep: dependencies.sleep })
+    case 'openai':
+    case 'anthropic':
+      throw new ProviderError('other', `the ${config.kind} provider is not built yet`)
   }
 }

@@ -33,11 +33,12 @@ export const agentInitSchema = z.object({
   profile: profileSchema,
   /** The rendered first user message: task, structured context, workspace block. */
   first_message: z.string(),
-  provider: z.object({
-    kind: z.literal('scripted'),
-    model: z.string(),
-    script: z.array(scriptTurnSchema),
-  }),
+  /** Which model the agent talks to. API keys never travel here: agents read them from their environment. */
+  provider: z.discriminatedUnion('kind', [
+    z.object({ kind: z.literal('scripted'), model: z.string(), script: z.array(scriptTurnSchema) }),
+    z.object({ kind: z.literal('openai'), model: z.string(), base_url: z.string().nullable() }),
+    z.object({ kind: z.literal('anthropic'), model: z.string(), base_url: z.string().nullable() }),
+  ]),
 })
 export type AgentInit = z.infer<typeof agentInitSchema>
 
