@@ -1,5 +1,6 @@
 import { statSync } from 'node:fs'
 import path from 'node:path'
+import { builtinProfiles, type Profile } from './agent/profiles'
 import type { ApiHandlers, ApiNotification, ProjectInfo } from './api/contract'
 import { ApiFailure, notFound } from './api/errors'
 import { demoJob, scriptedJob } from './demo/demo-job'
@@ -26,6 +27,8 @@ export interface Engine {
   supervisor: Supervisor
   subscribe(listener: (notification: ApiNotification) => void): () => void
   openProject(dir: string): ProjectInfo
+  /** The profiles a job in `projectDir` may use: the built-ins plus the project's own. */
+  profilesFor(projectDir: string): Record<string, Profile>
   /** Resolves when the job's `job.end` is stored. */
   waitForJob(jobId: string): Promise<void>
   /** Streams a job's trace JSONL (the `serve` download route, `arbor demo --export`). */
@@ -67,6 +70,8 @@ export function createEngine(options: EngineOptions): Engine {
   }
   if (options.projectDir) openProject(options.projectDir)
 
+  const profilesFor = (_projectDir: string): Record<string, Profile> => builtinProfiles
+
   const requireProject = (): ProjectInfo => {
     if (!project) throw new ApiFailure('conflict', 'open a project folder first')
     return project
@@ -89,6 +94,7 @@ export function createEngine(options: EngineOptions): Engine {
         project: projectDir,
         task: planned.task,
         settings,
+        profiles: profilesFor(projectDir),
         autoApprove: input.auto_approve,
         spawnPaused: input.spawn_paused,
       })
@@ -155,6 +161,7 @@ export function createEngine(options: EngineOptions): Engine {
       return () => listeners.delete(listener)
     },
     openProject,
+    profilesFor,
     waitForJob,
     exportJsonl: (jobId, out) => {
       requireJob(jobId)

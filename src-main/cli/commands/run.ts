@@ -2,6 +2,8 @@ import { existsSync, statSync } from 'node:fs'
 import path from 'node:path'
 import { demoJob, scriptedJob } from '../../core/demo/demo-job'
 import { defaultSettings } from '../../core/engine'
+import type { JobSettings, ScriptPlan } from '../../core/trace/model'
+import { answerRootApprovals } from '../approvals'
 import type { CliValues } from '../main'
 import { printTree } from '../tree-printer'
 import { intOption, numberOption, UsageError } from '../usage-error'
@@ -17,20 +19,27 @@ export async function runJob(dir: string, values: CliValues): Promise<number> {
   const projectDir = requireDir(dir)
   if (!values.task) throw new UsageError('run needs --task TEXT')
   const provider = values.provider ?? 'scripted'
-  if (provider !== 'scripted') {
-    if (provider === 'openai' || provider === 'anthropic') {
-      throw new UsageError(`the ${provider} provider is not built yet in this version; use --provider scripted`)
-    }
+  if (provider === 'scripted') return runPlanned(projectDir, await scriptedJob(projectDir, values.task), values)
+  if (provider !== 'openai' && provider !== 'anthropic') {
     throw new UsageError(`unknown provider "${provider}" (scripted, openai or anthropic)`)
   }
-  const planned = await scriptedJob(projectDir, values.task)
-  return runPlanned(projectDir, planned, values)
+  return runPlanned(projectDir, { task: values.task }, values, provider)
 }
 
-async function runPlanned(projectDir: string, planned: Awaited<ReturnType<typeof demoJob>>, values: CliValues): Promise<number> {
+const defaultModels = { scripted: 'scripted', openai: 'gpt-4o', anthropic: 'claude-sonnet-4-5' } as const
+
+async function runPlanned(
+  projectDir: string,
+  planned: { task: string; script?: ScriptPlan },
+  values: CliValues,
+  provider: JobSettings['provider'] = 'scripted',
+): Promise<number> {
+  if (values['base-url'] !== undefined && !URL.canParse(values['base-url'])) throw new UsageError(`--base-url is not a URL: ${values['base-url']}`)
   const settings = defaultSettings({
-    model: values.model ?? 'scripted',
+    provider,
+    model: values.model ?? defaultModels[provider],
     light_model: values['light-model'] ?? null,
+    base_url: values['base-url'] ?? null,
     max_depth: intOption(values['max-depth'], 'max-depth') ?? 1,
     max_concurrent_children: intOption(values['max-children'], 'max-children', 1) ?? 3,
     job_token_budget: intOption(values['job-token-budget'], 'job-token-budget', 1) ?? null,
@@ -40,11 +49,13 @@ async function runPlanned(projectDir: string, planned: Awaited<ReturnType<typeof
   const { engine, dbFile } = cliEngine(values.db, projectDir)
   closeOnSignal(engine)
   engine.subscribe(printTree((line) => console.log(line)))
+  engine.subscribe(answerRootApprovals(engine.supervisor, Boolean(process.stdin.isTTY && process.stdout.isTTY)))
   const started = Date.now()
   const jobId = engine.supervisor.startJob({
     project: projectDir,
     task: planned.task,
     settings,
+    profiles: engine.profilesFor(projectDir),
     autoApprove: values['auto-approve-subagents'] ?? false,
   })
   await engine.waitForJob(jobId)

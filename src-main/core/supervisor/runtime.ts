@@ -23,6 +23,7 @@ export interface JobRuntime {
   id: string
   project: string
   settings: JobSettings
+  profiles: Record<string, Profile>
   autoApprove: boolean
   paused: boolean
   active: boolean

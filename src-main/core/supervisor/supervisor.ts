@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto'
 import { builtinProfiles, type Profile } from '../agent/profiles'
 import type { AgentStatus, EventType, TerminalReason } from '../trace/events'
-import type { Job, JobSettings, ScriptTurn } from '../trace/model'
+import type { Job, JobSettings } from '../trace/model'
 import { addCost, addUsage, emptyUsage, type Usage } from '../trace/usage'
 import type { ProcessHost } from './process-host'
-import { toSupervisorSchema, type AgentOutcome, type TaskRequest, type ToAgent, type ToSupervisor } from './protocol'
+import { toSupervisorSchema, type AgentInit, type AgentOutcome, type TaskRequest, type ToAgent, type ToSupervisor } from './protocol'
 import { childTaskText, renderFirstMessage } from './request'
 import {
   buildEnvelope,
@@ -26,13 +26,14 @@ export interface SupervisorOptions {
   newId?: (prefix: string) => string
   /** Time between asking an agent to end and forcing it (product.md §4: 2 s). */
   killGraceMs?: number
-  profiles?: Record<string, Profile>
 }
 
 export interface StartJobOptions {
   project: string
   task: string
   settings: JobSettings
+  /** The profiles this job may use (built-ins plus the project's own); built-ins by default. */
+  profiles?: Record<string, Profile>
   autoApprove?: boolean
   spawnPaused?: boolean
 }
@@ -47,7 +48,6 @@ const defaultNewId = (prefix: string): string => `${prefix}_${randomUUID().repla
 export class Supervisor {
   private readonly jobs = new Map<string, JobRuntime>()
   private readonly agents = new Map<string, AgentRuntime>()
-  private readonly profiles: Record<string, Profile>
   private readonly now: () => Date
   private readonly newId: (prefix: string) => string
   private readonly killGraceMs: number
@@ -55,19 +55,20 @@ export class Supervisor {
   private readonly jobEndListeners = new Set<(jobId: string) => void>()
 
   constructor(private readonly options: SupervisorOptions) {
-    this.profiles = options.profiles ?? builtinProfiles
     this.now = options.now ?? (() => new Date())
     this.newId = options.newId ?? defaultNewId
     this.killGraceMs = options.killGraceMs ?? 2000
   }
 
   startJob(options: StartJobOptions): string {
-    const rootProfile = this.profiles[options.settings.profile]
+    const profiles = options.profiles ?? builtinProfiles
+    const rootProfile = profiles[options.settings.profile]
     if (!rootProfile) throw new Error(`unknown profile "${options.settings.profile}"`)
     const job: JobRuntime = {
       id: this.newId('job'),
       project: options.project,
       settings: options.settings,
+      profiles,
       autoApprove: options.autoApprove ?? false,
       paused: options.spawnPaused ?? false,
       active: true,
@@ -165,12 +166,13 @@ export class Supervisor {
     return true
   }
 
-  decideApproval(approvalId: string, decision: 'approved' | 'denied'): boolean {
+  /** Decides a root agent's pending approval: by the user, or `auto_deny` where nobody can be asked. */
+  decideApproval(approvalId: string, decision: 'approved' | 'denied', by: 'user' | 'auto_deny' = 'user'): boolean {
     for (const job of this.jobs.values()) {
       const pending = job.approvals.get(approvalId)
       if (!pending) continue
       job.approvals.delete(approvalId)
-      this.resolveApproval(pending.agent, approvalId, decision, 'user')
+      this.resolveApproval(pending.agent, approvalId, decision, by)
       return true
     }
     return false
@@ -209,7 +211,7 @@ export class Supervisor {
 
   private handleSpawn(parent: AgentRuntime, callId: string, request: TaskRequest): void {
     const job = parent.job
-    const childProfile = this.profiles[request.subagent_type]
+    const childProfile = job.profiles[request.subagent_type]
     const childId = this.newId('agent')
     const spawnData = {
       call_id: callId,
@@ -226,7 +228,7 @@ export class Supervisor {
       parentDepth: parent.depth,
       childProfile,
       requestedProfile: request.subagent_type,
-      availableProfiles: Object.keys(this.profiles),
+      availableProfiles: Object.keys(job.profiles),
       maxDepth: job.settings.max_depth,
       paused: this.isPaused(job),
       runningChildren: runningChildren(parent),
@@ -347,11 +349,13 @@ export class Supervisor {
     return choice
   }
 
-  private scriptFor(agent: AgentRuntime): ScriptTurn[] {
-    const plan = agent.job.settings.script
-    if (!plan) return []
-    if (!agent.parent) return plan.root
-    return plan.children[agent.label] ?? []
+  private providerFor(agent: AgentRuntime): AgentInit['provider'] {
+    const settings = agent.job.settings
+    const model = agent.model ?? settings.model
+    if (settings.provider !== 'scripted') return { kind: settings.provider, model, base_url: settings.base_url ?? null }
+    const plan = settings.script
+    const script = !plan ? [] : agent.parent ? (plan.children[agent.label] ?? []) : plan.root
+    return { kind: 'scripted', model, script }
   }
 
   // --- messages from agent processes ------------------------------------------------------
@@ -375,7 +379,7 @@ export class Supervisor {
             project_dir: agent.job.project,
             profile: agent.profile,
             first_message: firstMessage,
-            provider: { kind: 'scripted', model: agent.model ?? 'scripted', script: this.scriptFor(agent) },
+            provider: this.providerFor(agent),
           },
         })
         return

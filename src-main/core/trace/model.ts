@@ -6,6 +6,8 @@ export interface JobSettings {
   provider: 'scripted' | 'openai' | 'anthropic'
   model: string
   light_model: string | null
+  /** An OpenAI- or Anthropic-compatible server; null: the provider's default or its *_BASE_URL variable. */
+  base_url?: string | null
   profile: string
   max_depth: number
   max_concurrent_children: number
