@@ -240,7 +240,7 @@ describe('runAgent with the scripted provider', () => {
     }
     const { outcome, supervisor } = await runScripted(makeInit(project, []), { provider })
     expect(outcome).toMatchObject({ status: 'failed', terminal_reason: 'provider_error', steps: 0 })
-    expect(supervisor.data('error')).toEqual([{ message: 'broken: invalid API key' }])
+    expect(supervisor.data('error')).toEqual([{ message: 'broken: invalid API key', code: 'auth' }])
   })
 
   it('stops with the abort reason while waiting for a child', async () => {

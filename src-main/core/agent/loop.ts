@@ -3,6 +3,7 @@ import { ProviderError } from '../providers/errors'
 import type { Provider, ProviderMessage, ToolCall } from '../providers/types'
 import type { AgentInit, AgentOutcome } from '../supervisor/protocol'
 import { terminalReasonSchema, type TerminalReason } from '../trace/events'
+import { compactHistory, compactionTarget, estimateTokens, needsCompaction, type CompactionReason } from './compaction'
 import { checkExploreResult, failMessage } from './explore-contract'
 import { RunStats, summarize } from './run-stats'
 import { defaultStopConditions, type StopCondition } from './stop-conditions'
@@ -33,6 +34,8 @@ export type TurnOutcome =
 
 export const maxEmptyRetries = 3
 export const maxContractRetries = 2
+/** Compact-and-retry rounds after a provider's "context length exceeded" (Cline: MAX_INITIAL_STREAM_ATTEMPTS). */
+export const maxContextLengthRetries = 3
 export const emptyReplyNudge =
   'Your last reply was empty. Continue the task: call a tool, or call attempt_completion with your final result.'
 
@@ -47,24 +50,63 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentOutcome> 
   const toolset = new Toolset(options.tools, profile.tools)
   const stopConditions = options.stopConditions ?? defaultStopConditions
   const stats = new RunStats(provider.model)
+  const tools = toolset.definitions()
+  const toolTokens = Math.ceil(JSON.stringify(tools).length / 4)
   const history: ProviderMessage[] = []
   let emptyReplies = 0
   let contractFailures = 0
   let lastText = ''
+  /** The input tokens of the last request that got a reply; unknown again after a compaction. */
+  let lastInputTokens: number | undefined
 
   const addMessage = (message: ProviderMessage): void => {
     history.push(message)
     link.event('message', { ...message })
   }
 
+  /** Truncates the history in place (no model call); false when nothing could be removed. */
+  const compact = (reason: CompactionReason, measuredTokens?: number): boolean => {
+    const budget = profile.context_token_budget
+    const target = compactionTarget({ reason, budget, historyTokens: estimateTokens(history), toolTokens })
+    const compaction = compactHistory(history, target)
+    if (!compaction) return false
+    link.event('context.compact', {
+      reason,
+      before_messages: history.length,
+      after_messages: compaction.messages.length,
+      removed_messages: compaction.removed,
+      before_tokens: measuredTokens ?? compaction.before_tokens + toolTokens,
+      after_tokens: compaction.after_tokens + toolTokens,
+      budget,
+      note: compaction.note,
+    })
+    history.splice(0, history.length, ...compaction.messages)
+    lastInputTokens = undefined
+    return true
+  }
+
   const callModel = async (): Promise<ModelReply> => {
-    const started = clock.now()
-    const reply = await collectReply(provider, { messages: [...history], tools: toolset.definitions(), signal })
-    stats.recordModelCall(reply)
-    const { usage, cost_usd, finish_reason } = reply
-    const duration_ms = clock.now() - started
-    link.event('llm.call', { provider: provider.kind, model: provider.model, usage, cost_usd, duration_ms, finish_reason })
-    return { ...reply, tool_calls: withIds(reply.tool_calls, options.ids) }
+    if (needsCompaction(lastInputTokens, profile.context_token_budget)) compact('context_budget', lastInputTokens)
+    for (let retries = 0; ; retries += 1) {
+      const started = clock.now()
+      let reply: ModelReply
+      try {
+        reply = await collectReply(provider, { messages: [...history], tools, signal })
+      } catch (error) {
+        if (signal?.aborted || !ProviderError.isInstance(error) || error.code !== 'context_length') throw error
+        if (retries >= maxContextLengthRetries) {
+          throw new ProviderError('context_length', `${error.message} (still too long after ${retries} compactions)`, { cause: error })
+        }
+        if (!compact('context_length')) throw new ProviderError('context_length', `${error.message} (nothing left to compact)`, { cause: error })
+        continue
+      }
+      stats.recordModelCall(reply)
+      lastInputTokens = reply.usage.input_tokens
+      const { usage, cost_usd, finish_reason } = reply
+      const duration_ms = clock.now() - started
+      link.event('llm.call', { provider: provider.kind, model: provider.model, usage, cost_usd, duration_ms, finish_reason })
+      return { ...reply, tool_calls: withIds(reply.tool_calls, options.ids) }
+    }
   }
 
   const runTools = async (calls: ToolCall[]): Promise<ToolCallResult[]> => {
@@ -146,8 +188,11 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentOutcome> 
   } catch (error) {
     if (signal?.aborted) return end(stoppedByAbort(signal))
     const message = error instanceof Error ? error.message : String(error)
-    link.event('error', { message: ProviderError.isInstance(error) ? `${provider.kind}: ${message}` : message })
-    if (ProviderError.isInstance(error)) return end({ kind: 'stopped', terminal_reason: 'provider_error', summary: `provider error: ${message}` })
+    if (ProviderError.isInstance(error)) {
+      link.event('error', { message: `${provider.kind}: ${message}`, code: error.code })
+      return end({ kind: 'stopped', terminal_reason: 'provider_error', summary: `provider error: ${message}` })
+    }
+    link.event('error', { message })
     return end({ kind: 'stopped', terminal_reason: 'crashed', summary: `crashed: ${message}` })
   }
 }
