@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs'
 import path from 'node:path'
-import { builtinProfiles, type Profile } from './agent/profiles'
+import { loadProfiles, type LoadedProfiles } from './agent/profiles/load'
 import type { ApiHandlers, ApiNotification, ProjectInfo } from './api/contract'
 import { ApiFailure, notFound } from './api/errors'
 import { demoJob, scriptedJob } from './demo/demo-job'
@@ -27,8 +27,8 @@ export interface Engine {
   supervisor: Supervisor
   subscribe(listener: (notification: ApiNotification) => void): () => void
   openProject(dir: string): ProjectInfo
-  /** The profiles a job in `projectDir` may use: the built-ins plus the project's own. */
-  profilesFor(projectDir: string): Record<string, Profile>
+  /** The profiles a job in `projectDir` may use: the built-ins plus the project's own, with load errors. */
+  profilesFor(projectDir: string): LoadedProfiles
   /** Resolves when the job's `job.end` is stored. */
   waitForJob(jobId: string): Promise<void>
   /** Streams a job's trace JSONL (the `serve` download route, `arbor demo --export`). */
@@ -70,7 +70,7 @@ export function createEngine(options: EngineOptions): Engine {
   }
   if (options.projectDir) openProject(options.projectDir)
 
-  const profilesFor = (_projectDir: string): Record<string, Profile> => builtinProfiles
+  const profilesFor = (projectDir: string): LoadedProfiles => loadProfiles(projectDir)
 
   const requireProject = (): ProjectInfo => {
     if (!project) throw new ApiFailure('conflict', 'open a project folder first')
@@ -94,7 +94,7 @@ export function createEngine(options: EngineOptions): Engine {
         project: projectDir,
         task: planned.task,
         settings,
-        profiles: profilesFor(projectDir),
+        loadedProfiles: profilesFor(projectDir),
         autoApprove: input.auto_approve,
         spawnPaused: input.spawn_paused,
       })

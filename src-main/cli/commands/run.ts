@@ -50,12 +50,15 @@ async function runPlanned(
   closeOnSignal(engine)
   engine.subscribe(printTree((line) => console.log(line)))
   engine.subscribe(answerRootApprovals(engine.supervisor, Boolean(process.stdin.isTTY && process.stdout.isTTY)))
+  const loadedProfiles = engine.profilesFor(projectDir)
+  for (const problem of loadedProfiles.errors) console.error(`arbor: profile ${problem.file} (${problem.field}): ${problem.message}`)
+  for (const warning of loadedProfiles.warnings) console.error(`arbor: profile ${warning.file}: ${warning.message}`)
   const started = Date.now()
   const jobId = engine.supervisor.startJob({
     project: projectDir,
     task: planned.task,
     settings,
-    profiles: engine.profilesFor(projectDir),
+    loadedProfiles,
     autoApprove: values['auto-approve-subagents'] ?? false,
   })
   await engine.waitForJob(jobId)

@@ -33,6 +33,8 @@ export const agentInitSchema = z.object({
   profile: profileSchema,
   /** The rendered first user message: task, structured context, workspace block. */
   first_message: z.string(),
+  /** The profiles this agent may spawn, listed in the `task` tool's description. */
+  spawnable_profiles: z.string().optional(),
   /** Which model the agent talks to. API keys never travel here: agents read them from their environment. */
   provider: z.discriminatedUnion('kind', [
     z.object({ kind: z.literal('scripted'), model: z.string(), script: z.array(scriptTurnSchema) }),

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto'
-import { builtinProfiles, type Profile } from '../agent/profiles'
+import { builtinProfiles, resolveModel, type Profile } from '../agent/profiles'
+import { describeProfiles } from '../agent/profiles/describe'
+import type { LoadedProfiles } from '../agent/profiles/load'
 import type { AgentStatus, EventType, TerminalReason } from '../trace/events'
 import type { Job, JobSettings } from '../trace/model'
 import { addCost, addUsage, emptyUsage, type Usage } from '../trace/usage'
@@ -32,8 +34,8 @@ export interface StartJobOptions {
   project: string
   task: string
   settings: JobSettings
-  /** The profiles this job may use (built-ins plus the project's own); built-ins by default. */
-  profiles?: Record<string, Profile>
+  /** The profiles this job may use (built-ins plus the project's own) and what failed to load; built-ins by default. */
+  loadedProfiles?: LoadedProfiles
   autoApprove?: boolean
   spawnPaused?: boolean
 }
@@ -61,7 +63,7 @@ export class Supervisor {
   }
 
   startJob(options: StartJobOptions): string {
-    const profiles = options.profiles ?? builtinProfiles
+    const profiles = options.loadedProfiles?.profiles ?? builtinProfiles
     const rootProfile = profiles[options.settings.profile]
     if (!rootProfile) throw new Error(`unknown profile "${options.settings.profile}"`)
     const job: JobRuntime = {
@@ -97,6 +99,9 @@ export class Supervisor {
     this.emitJob(job, 'job.start', { task: options.task, settings: options.settings })
     if (job.autoApprove) this.emitJob(job, 'control', { action: 'auto_approve', target: job.id, value: true, by: 'user' })
     if (job.paused) this.emitJob(job, 'control', { action: 'pause', target: job.id, value: true, by: 'user' })
+    for (const problem of options.loadedProfiles?.errors ?? []) {
+      this.emitJob(job, 'error', { source: 'profiles', file: problem.file, field: problem.field, message: problem.message })
+    }
     const root = this.addAgent({ id: this.newId('agent'), job, parent: null, profile: rootProfile, label: 'root', task: options.task, request: null, callId: null, status: 'running' })
     job.root = root
     this.launch(root, renderFirstMessage(options.task, undefined, job.project, this.now()))
@@ -342,11 +347,7 @@ export class Supervisor {
   }
 
   private modelFor(agent: AgentRuntime): string {
-    const settings = agent.job.settings
-    const choice = agent.request?.model ?? agent.profile.model
-    if (choice === 'light') return settings.light_model ?? settings.model
-    if (choice === 'main') return settings.model
-    return choice
+    return resolveModel(agent.request?.model ?? agent.profile.model, agent.job.settings)
   }
 
   private providerFor(agent: AgentRuntime): AgentInit['provider'] {
@@ -379,6 +380,7 @@ export class Supervisor {
             project_dir: agent.job.project,
             profile: agent.profile,
             first_message: firstMessage,
+            spawnable_profiles: agent.profile.can_delegate ? describeProfiles(agent.job.profiles) : undefined,
             provider: this.providerFor(agent),
           },
         })
