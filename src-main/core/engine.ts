@@ -6,7 +6,7 @@ import { ApiFailure, notFound } from './api/errors'
 import { demoJob, scriptedJob } from './demo/demo-job'
 import { openDatabase } from './store/database'
 import { exportJobJsonl } from './store/export'
-import { getAgent, getAgents, getEvents, getJob, listJobs, markInterruptedJobs } from './store/queries'
+import { getAgent, getAgents, getEvents, getJob, lastSeq, listJobs, markInterruptedJobs } from './store/queries'
 import { TraceWriter } from './store/trace-writer'
 import type { ProcessHost } from './supervisor/process-host'
 import { Supervisor } from './supervisor/supervisor'
@@ -103,7 +103,13 @@ export function createEngine(options: EngineOptions): Engine {
     },
     getTree: async ({ job_id }) => {
       writer.flush()
-      return { job: requireJob(job_id), agents: getAgents(db, job_id), approvals: supervisor.pendingApprovals(job_id).map((approval) => ({ ...approval, job_id })) }
+      // Synchronous from flush to the last read, so no batch commits in between.
+      return {
+        job: requireJob(job_id),
+        agents: getAgents(db, job_id),
+        last_seq: lastSeq(db, job_id),
+        approvals: supervisor.pendingApprovals(job_id).map((approval) => ({ ...approval, job_id })),
+      }
     },
     getEvents: async ({ agent_id, after_seq, limit }) => {
       writer.flush()

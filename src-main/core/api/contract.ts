@@ -63,7 +63,8 @@ export interface ApiOutputs {
   openProject: { project: ProjectInfo }
   listJobs: { jobs: Job[] }
   startJob: { job_id: string }
-  getTree: { job: Job; agents: AgentNode[]; approvals: PendingApproval[] }
+  /** `last_seq`: the newest event the snapshot includes; apply live events after it. */
+  getTree: { job: Job; agents: AgentNode[]; last_seq: number; approvals: PendingApproval[] }
   getEvents: { events: TraceEvent[] }
   setSpawnPaused: { paused: boolean }
   killAgent: { killed: string[] }

@@ -30,6 +30,7 @@ export class TraceQueries {
   private readonly agentEvents: Statement<[string, number, number], EventRow>
   private readonly jobEvents: Statement<[string, number, number], EventRow>
   private readonly interruptRunning: Statement<[], { id: string }>
+  private readonly jobLastSeq: Statement<[string], { seq: number | null }>
 
   constructor(db: SqliteDatabase) {
     const newestFirst = 'ORDER BY created_at DESC, rowid DESC'
@@ -42,6 +43,7 @@ export class TraceQueries {
       `SELECT ${eventColumns} FROM events WHERE agent_id = ? AND seq > ? ORDER BY seq LIMIT ?`,
     )
     this.jobEvents = db.prepare(`SELECT ${eventColumns} FROM events WHERE job_id = ? AND seq > ? ORDER BY seq LIMIT ?`)
+    this.jobLastSeq = db.prepare('SELECT max(seq) AS seq FROM events WHERE job_id = ?')
     this.interruptRunning = db.prepare(
       `UPDATE jobs SET status = 'interrupted',
          ended_at = coalesce((SELECT ts FROM events WHERE events.job_id = jobs.id ORDER BY seq DESC LIMIT 1), created_at)
@@ -78,6 +80,11 @@ export class TraceQueries {
   /** Every event of a job with seq > afterSeq (job-level events included), oldest first. */
   getJobEvents(jobId: string, afterSeq = 0, limit = defaultEventLimit): TraceEvent[] {
     return this.jobEvents.all(jobId, afterSeq, limit).map(eventFromRow)
+  }
+
+  /** The highest seq stored for a job (0 when none): the watermark of a tree snapshot. */
+  lastSeq(jobId: string): number {
+    return this.jobLastSeq.get(jobId)?.seq ?? 0
   }
 
   /**
@@ -120,6 +127,7 @@ export const getEvents = (db: SqliteDatabase, agentId: string, afterSeq?: number
   queriesFor(db).getEvents(agentId, afterSeq, limit)
 export const getJobEvents = (db: SqliteDatabase, jobId: string, afterSeq?: number, limit?: number): TraceEvent[] =>
   queriesFor(db).getJobEvents(jobId, afterSeq, limit)
+export const lastSeq = (db: SqliteDatabase, jobId: string): number => queriesFor(db).lastSeq(jobId)
 export const markInterruptedJobs = (db: SqliteDatabase): string[] => queriesFor(db).markInterruptedJobs()
 export const getJobUsage = (db: SqliteDatabase, jobId: string): { usage: Usage; cost_usd: number | null } =>
   queriesFor(db).getJobUsage(jobId)

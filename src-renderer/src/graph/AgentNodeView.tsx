@@ -1,0 +1,123 @@
+import { Handle, Position, type Node, type NodeProps } from '@xyflow/react'
+import { memo, type MouseEvent } from 'react'
+import { useShallow } from 'zustand/react/shallow'
+import { useArbor, type ArborState } from '../store'
+import { stallAfterMs, useClock } from '../util/clock'
+import { formatCost, formatTokens } from '../util/format'
+import { agentStatusLook } from './status'
+import { StatusIcon } from './StatusIcon'
+
+export type AgentFlowNode = Node<{ agentId: string }, 'agent'>
+
+function selectNodeView(state: ArborState, id: string) {
+  const subtree = state.tree.subtree[id]
+  return {
+    agent: state.tree.agents[id],
+    childCount: state.tree.children[id]?.length ?? 0,
+    subtreeTokens: subtree?.tokens ?? 0,
+    subtreeCost: subtree?.cost ?? null,
+    subtreeAgents: subtree?.agents ?? 1,
+    activeChildren: subtree?.activeChildren ?? 0,
+    selected: state.selectedAgentId === id,
+    collapsed: state.collapsed[id] === true,
+  }
+}
+
+const stopAnd = (action: () => void) => (event: MouseEvent) => {
+  event.stopPropagation()
+  action()
+}
+
+/** One agent of the tree. Reads its own state from the store; node data holds only the id. */
+function AgentNodeView({ id }: NodeProps<AgentFlowNode>) {
+  const view = useArbor(useShallow((state: ArborState) => selectNodeView(state, id)))
+  const agent = view.agent
+  const stalled = useClock((clock) =>
+    agent !== undefined &&
+    agent.status === 'running' &&
+    view.activeChildren === 0 &&
+    clock.now - Date.parse(agent.last_event_at) > stallAfterMs,
+  )
+  if (!agent) return null
+  const look = agentStatusLook[agent.status]
+  const tokens = agent.usage.input_tokens + agent.usage.output_tokens
+  const budget = agent.total_token_budget
+  const budgetShare = budget ? Math.min(1, tokens / budget) : 0
+  const classes = ['agent-node', `status-${agent.status}`, look.ghost && 'ghost', view.selected && 'selected', stalled && 'stalled']
+  const { killAgent, cancelSpawn, toggleCollapsed } = useArbor.getState()
+
+  return (
+    <div
+      className={classes.filter(Boolean).join(' ')}
+      data-testid="agent-node"
+      data-agent-id={agent.id}
+      data-status={agent.status}
+      data-depth={agent.depth}
+      data-profile={agent.profile}
+      data-parent-id={agent.parent_id ?? ''}
+      title={agent.task}
+    >
+      <Handle type="target" position={Position.Top} isConnectable={false} className="agent-handle" />
+      <div className="agent-node__head">
+        <StatusIcon status={agent.status} />
+        <span className="agent-node__label">{agent.label}</span>
+        {look.ghost && <span className="ghost-tag">{agent.status === 'held' ? 'HELD' : 'QUEUED'}</span>}
+        {stalled && <span className="stall-tag" title="No event for 60 s">STALLED</span>}
+        {agent.status === 'running' || agent.status === 'waiting_approval' ? (
+          <button className="node-button danger nodrag" data-testid="node-kill" onClick={stopAnd(() => killAgent(agent.id))}>
+            Kill
+          </button>
+        ) : null}
+        {agent.status === 'held' ? (
+          <button className="node-button nodrag" data-testid="node-cancel" onClick={stopAnd(() => cancelSpawn(agent.id))}>
+            Cancel
+          </button>
+        ) : null}
+      </div>
+      <div className="agent-node__meta">
+        <span className="profile">{agent.profile}</span>
+        <span className="model">{agent.model ?? '—'}</span>
+        <span className="depth">d{agent.depth}</span>
+      </div>
+      <div className="agent-node__activity">
+        {agent.current_tool ? (
+          <span className="tool">▸ {agent.current_tool}</span>
+        ) : (
+          <span className={`state status-text-${agent.status}`}>
+            {look.label}
+            {agent.terminal_reason && agent.terminal_reason !== agent.status ? ` · ${agent.terminal_reason}` : ''}
+          </span>
+        )}
+        <span className="steps">
+          {agent.steps}/{agent.max_steps ?? '∞'} steps
+        </span>
+      </div>
+      <div className="agent-node__usage">
+        <span>
+          {formatTokens(tokens)}
+          {budget ? ` / ${formatTokens(budget)}` : ''} tok
+        </span>
+        {agent.cost_usd !== null && <span>{formatCost(agent.cost_usd)}</span>}
+      </div>
+      {budget ? (
+        <div className="budget-bar" title={`${Math.round(budgetShare * 100)}% of the token budget`}>
+          <div className={budgetShare >= 0.8 ? 'fill warn' : 'fill'} style={{ width: `${budgetShare * 100}%` }} />
+        </div>
+      ) : null}
+      {view.childCount > 0 && (
+        <div className="agent-node__subtree">
+          <span>
+            Σ {view.subtreeAgents} agents · {formatTokens(view.subtreeTokens)} tok
+            {view.subtreeCost !== null ? ` · ${formatCost(view.subtreeCost)}` : ''}
+          </span>
+          <button className="collapse-button nodrag" onClick={stopAnd(() => toggleCollapsed(agent.id))}>
+            {view.collapsed ? `▸ ${view.childCount}` : '▾'}
+          </button>
+        </div>
+      )}
+      <Handle type="source" position={Position.Bottom} isConnectable={false} className="agent-handle" />
+    </div>
+  )
+}
+
+export const AgentNode = memo(AgentNodeView)

@@ -1,0 +1,48 @@
+import { useStore, ViewportPortal, type ReactFlowState } from '@xyflow/react'
+import { memo } from 'react'
+import { layoutOptions } from './flow-elements'
+import type { TreeLayout } from './layout'
+
+/** Bands reach far past the tree so they fill the pane at any pan and zoom. */
+const reach = 100_000
+const inset = (layoutOptions.levelHeight - layoutOptions.nodeHeight) / 2
+
+const selectX = (state: ReactFlowState) => state.transform[0]
+const selectZoom = (state: ReactFlowState) => state.transform[2]
+
+/**
+ * Horizontal stripes behind the tree, one per depth, in flow coordinates. Each "depth N" label
+ * stays pinned to the pane's left edge at a constant size, and behind the nodes.
+ */
+function DepthBandsView({ layout }: { layout: TreeLayout }) {
+  const x = useStore(selectX)
+  const zoom = useStore(selectZoom)
+  if (layout.positions.size === 0) return null
+  const left = layout.minX - reach
+  const labelLeft = (-x + 12) / zoom - left
+  return (
+    <ViewportPortal>
+      {layout.bands.map(({ depth, top, height }) => (
+        <div
+          key={depth}
+          className={`depth-band ${depth % 2 === 0 ? 'even' : 'odd'}`}
+          data-testid="depth-band"
+          style={{
+            transform: `translate(${left}px, ${top - inset}px)`,
+            width: layout.maxX - layout.minX + reach * 2,
+            height,
+          }}
+        >
+          <span
+            className="depth-band__label"
+            style={{ transform: `translate(${labelLeft}px, ${6 / zoom}px) scale(${1 / zoom})` }}
+          >
+            depth {depth}
+          </span>
+        </div>
+      ))}
+    </ViewportPortal>
+  )
+}
+
+export const DepthBands = memo(DepthBandsView)

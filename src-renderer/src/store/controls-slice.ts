@@ -1,0 +1,73 @@
+import { api, transport } from './api-ref'
+import { emptyTree } from './tree-state'
+import { errorText, type ControlsSlice, type SliceCreator } from './types'
+
+/** User controls: each calls the API, reflects the answer at once, and reports failures. */
+export const createControlsSlice: SliceCreator<ControlsSlice> = (set, get) => {
+  const attempt = async (what: string, action: () => Promise<void>): Promise<void> => {
+    try {
+      await action()
+    } catch (error) {
+      get().notify('error', `${what} failed: ${errorText(error)}`)
+    }
+  }
+  const patchJob = (jobId: string, patch: { spawn_paused?: boolean; auto_approve?: boolean }): void =>
+    set((state) => {
+      const job = state.jobs[jobId]
+      return job ? { jobs: { ...state.jobs, [jobId]: { ...job, ...patch } } } : {}
+    })
+
+  return {
+    setSpawnPaused: (jobId, paused) =>
+      attempt(paused ? 'Pause spawning' : 'Resume spawning', async () => {
+        const result = await api().setSpawnPaused({ job_id: jobId, paused })
+        patchJob(jobId, { spawn_paused: result.paused })
+      }),
+
+    setAllPaused: (paused) =>
+      attempt(paused ? 'Pause all' : 'Resume all', async () => {
+        const result = await api().setSpawnPaused({ job_id: null, paused })
+        set({ allPaused: result.paused })
+      }),
+
+    setAutoApprove: (jobId, value) =>
+      attempt('Subagent auto-approve', async () => {
+        const result = await api().setAutoApprove({ job_id: jobId, value })
+        patchJob(jobId, { auto_approve: result.value })
+      }),
+
+    killAgent: (agentId) =>
+      attempt('Kill', async () => {
+        await api().killAgent({ agent_id: agentId })
+      }),
+
+    cancelSpawn: (agentId) =>
+      attempt('Cancel spawn', async () => {
+        await api().cancelSpawn({ agent_id: agentId })
+      }),
+
+    decideApproval: (approval, decision) =>
+      attempt('Approval', async () => {
+        await api().decideApproval({ approval_id: approval.approval_id, decision })
+        set((state) => ({
+          tree: {
+            ...state.tree,
+            approvals: state.tree.approvals.filter((pending) => pending.approval_id !== approval.approval_id),
+          },
+        }))
+      }),
+
+    exportJob: (jobId) =>
+      attempt('Export', async () => {
+        const note = await transport().exportJob(jobId)
+        if (note) get().notify('info', note)
+      }),
+
+    openProject: (path) =>
+      attempt('Open project', async () => {
+        const { project } = await api().openProject({ path })
+        set({ project, jobs: {}, jobOrder: [], selectedJobId: null, tree: emptyTree(), inspectors: [] })
+        await get().loadJobs()
+      }),
+  }
+}

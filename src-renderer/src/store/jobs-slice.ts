@@ -1,0 +1,42 @@
+import type { Job } from '../../../src-main/core/trace/model'
+import { api } from './api-ref'
+import { sortJobIds } from './jobs-events'
+import { errorText, type JobsSlice, type SliceCreator } from './types'
+
+export const createJobsSlice: SliceCreator<JobsSlice> = (set, get) => ({
+  jobs: {},
+  jobOrder: [],
+  jobsLoaded: false,
+  selectedJobId: null,
+
+  async loadJobs() {
+    try {
+      const { jobs: list } = await api().listJobs({})
+      const jobs: Record<string, Job> = {}
+      for (const job of list) jobs[job.id] = job
+      set({ jobs, jobOrder: sortJobIds(jobs), jobsLoaded: true })
+      const { selectedJobId, jobOrder } = get()
+      // Open the newest job on first load, so the graph is not empty when there is history.
+      if (!selectedJobId && jobOrder[0]) get().selectJob(jobOrder[0])
+    } catch (error) {
+      get().notify('error', `Could not list jobs: ${errorText(error)}`)
+    }
+  },
+
+  selectJob(jobId) {
+    if (jobId === get().selectedJobId) return
+    set({ selectedJobId: jobId, selectedAgentId: null })
+    if (jobId) void get().loadTree(jobId)
+  },
+
+  async startJob(kind, task) {
+    try {
+      const input = kind === 'demo' ? { kind } : { kind, task }
+      const { job_id } = await api().startJob(input)
+      await get().loadJobs()
+      get().selectJob(job_id)
+    } catch (error) {
+      get().notify('error', `Could not start the job: ${errorText(error)}`)
+    }
+  },
+})

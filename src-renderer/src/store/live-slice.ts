@@ -1,0 +1,27 @@
+import { applyInspectorEvents } from './inspector-events'
+import { applyJobEvents } from './jobs-events'
+import { applyTreeEvents } from './tree-events'
+import type { LiveSlice, SliceCreator } from './types'
+
+export const createLiveSlice: SliceCreator<LiveSlice> = (set, get) => ({
+  applyEventBatch(events) {
+    if (events.length === 0) return
+    const state = get()
+    const jobs = applyJobEvents(state.jobs, events)
+    set({
+      jobs: jobs.jobs,
+      tree: applyTreeEvents(state.tree, events),
+      inspectors: applyInspectorEvents(state.inspectors, events),
+      ...(jobs.allPaused === null ? {} : { allPaused: jobs.allPaused }),
+    })
+    if (jobs.unknownJobStarted) void state.loadJobs()
+  },
+
+  refreshAll() {
+    const state = get()
+    void state.loadState()
+    void state.loadJobs()
+    if (state.selectedJobId) void state.loadTree(state.selectedJobId)
+    state.reloadInspectors()
+  },
+})

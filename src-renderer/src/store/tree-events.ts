@@ -1,0 +1,79 @@
+import type { PendingApproval } from '../../../src-main/core/api/contract'
+import type { TraceEvent } from '../../../src-main/core/trace/events'
+import type { AgentNode } from '../../../src-main/core/trace/model'
+import { reduceAgents } from '../../../src-main/core/trace/projection'
+import { buildChildren, buildSubtreeTotals, type TreeState } from './tree-state'
+
+/**
+ * Applies a batch of live events to the selected job's tree with the store's own reducer
+ * (reduceAgents), copying only what changed. Events of other jobs and events already in the
+ * tree (seq ≤ lastSeq) are skipped; while the snapshot loads, the job's events wait in
+ * `pending`.
+ */
+export function applyTreeEvents(state: TreeState, events: readonly TraceEvent[]): TreeState {
+  const mine = events.filter((event) => event.job_id === state.jobId && event.seq > state.lastSeq)
+  if (mine.length === 0) return state
+  if (state.loading) return { ...state, pending: [...state.pending, ...mine] }
+
+  const agents: Record<string, AgentNode> = { ...state.agents }
+  let order = state.order
+  let approvals = state.approvals
+  let structureChanged = false
+  let lastSeq = state.lastSeq
+  for (const event of mine) {
+    if (event.seq <= lastSeq) continue
+    lastSeq = event.seq
+    for (const node of reduceAgents(event, (id) => agents[id])) {
+      const before = agents[node.id]
+      if (!before) {
+        if (order === state.order) order = [...state.order]
+        order.push(node.id)
+        structureChanged = true
+      } else if (before.parent_id !== node.parent_id) {
+        structureChanged = true
+      }
+      agents[node.id] = node
+    }
+    approvals = applyApprovalEvent(approvals, event)
+  }
+  const children = structureChanged ? buildChildren(agents, order) : state.children
+  return {
+    ...state,
+    agents,
+    order,
+    children,
+    structure: structureChanged ? state.structure + 1 : state.structure,
+    subtree: buildSubtreeTotals(agents, children),
+    approvals,
+    lastSeq,
+  }
+}
+
+/** Once the snapshot is in: drop what it already holds (seq ≤ watermark), apply the rest. */
+export function finishTreeLoad(loaded: TreeState, pending: readonly TraceEvent[]): TreeState {
+  return applyTreeEvents(loaded, pending)
+}
+
+function applyApprovalEvent(approvals: PendingApproval[], event: TraceEvent): PendingApproval[] {
+  const data = event.data
+  if (event.type === 'approval.request' && typeof data.approval_id === 'string') {
+    if (approvals.some((approval) => approval.approval_id === data.approval_id)) return approvals
+    return [
+      ...approvals,
+      {
+        approval_id: data.approval_id,
+        job_id: event.job_id,
+        agent_id: event.agent_id ?? '',
+        tool: text(data.tool),
+        command: text(data.command),
+        reason: text(data.reason ?? data.risk_reason),
+      },
+    ]
+  }
+  if (event.type === 'approval.decision' && typeof data.approval_id === 'string') {
+    return approvals.filter((approval) => approval.approval_id !== data.approval_id)
+  }
+  return approvals
+}
+
+const text = (value: unknown): string => (typeof value === 'string' ? value : value === undefined ? '' : JSON.stringify(value))
