@@ -189,7 +189,9 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentOutcome> 
     if (signal?.aborted) return end(stoppedByAbort(signal))
     const message = error instanceof Error ? error.message : String(error)
     if (ProviderError.isInstance(error)) {
-      link.event('error', { message: `${provider.kind}: ${message}`, code: error.code })
+      // The adapters name their provider in their errors; others get it added here.
+      const named = message.startsWith(`${provider.kind}:`) ? message : `${provider.kind}: ${message}`
+      link.event('error', { message: named, code: error.code })
       return end({ kind: 'stopped', terminal_reason: 'provider_error', summary: `provider error: ${message}` })
     }
     link.event('error', { message })

@@ -1,19 +1,35 @@
 import type { AgentInit } from '../supervisor/protocol'
-import { ProviderError } from './errors'
+import { createAnthropicProvider } from './anthropic'
+import { failingProvider, resolveConnection, type Environment } from './connection'
+import { createOpenAIProvider } from './openai'
+import type { PriceTable } from './pricing'
 import { createScriptedProvider } from './scripted'
 import type { Provider, Sleep } from './types'
 
 export interface ProviderDependencies {
   sleep: Sleep
+  /** Where API keys and base URLs are read; the process environment by default. */
+  env?: Environment
+  /** Prices edited in settings; the built-in table by default. */
+  prices?: PriceTable
 }
 
-/** The provider an agent process talks to, from its init message. One case per provider module. */
+/**
+ * The provider an agent process talks to, from its init message. One case per provider module.
+ * A missing API key does not throw here: the provider's first call fails with an `auth` error,
+ * so the agent ends with `provider_error` and a message that says which variable to set.
+ */
 export function createProvider(config: AgentInit['provider'], dependencies: ProviderDependencies): Provider {
+  const env = dependencies.env ?? process.env
   switch (config.kind) {
     case 'scripted':
       return createScriptedProvider({ model: config.model, script: config.script, sleep: dependencies.sleep })
     case 'openai':
-    case 'anthropic':
-      throw new ProviderError('other', `the ${config.kind} provider is not built yet`)
+    case 'anthropic': {
+      const connection = resolveConnection(config.kind, config.base_url, env)
+      if (connection instanceof Error) return failingProvider(config.kind, config.model, connection)
+      const options = { model: config.model, ...connection, sleep: dependencies.sleep, prices: dependencies.prices }
+      return config.kind === 'openai' ? createOpenAIProvider(options) : createAnthropicProvider(options)
+    }
   }
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { builtinProfiles, resolveModel, type Profile } from '../agent/profiles'
+import { builtinProfiles, resolveModel } from '../agent/profiles'
 import { describeProfiles } from '../agent/profiles/describe'
 import type { LoadedProfiles } from '../agent/profiles/load'
 import type { AgentStatus, EventType, TerminalReason } from '../trace/events'

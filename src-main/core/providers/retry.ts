@@ -1,0 +1,130 @@
+import { ProviderError, abortedError, type ProviderErrorCode } from './errors'
+import type { ProviderEvent, Sleep } from './types'
+
+/**
+ * Retries for the HTTP providers. The SDK clients run with `maxRetries: 0`; this module decides:
+ * 429, 408, 5xx (Anthropic's 529 included) and network errors are retried with exponential
+ * backoff and jitter, honouring `retry-after` (capped); auth, bad requests and context-length
+ * errors are not. A failure after the stream has yielded anything is never retried: the
+ * consumer has already seen part of the reply.
+ */
+export interface RetryPolicy {
+  max_attempts: number
+  base_delay_ms: number
+  max_delay_ms: number
+  /** A server's `retry-after` is honoured up to this. */
+  max_retry_after_ms: number
+}
+
+export const defaultRetryPolicy: RetryPolicy = { max_attempts: 4, base_delay_ms: 1_000, max_delay_ms: 30_000, max_retry_after_ms: 60_000 }
+
+/** One failed attempt, in provider-neutral terms; each adapter classifies its SDK's errors. */
+export interface AttemptFailure {
+  code: ProviderErrorCode
+  status: number | null
+  /** What the API said, e.g. `overloaded_error: Overloaded`. */
+  detail: string
+  retry_after_ms: number | null
+  cause?: unknown
+}
+
+export interface RetryOptions {
+  /** `openai` or `anthropic`: the first word of every error message. */
+  provider: string
+  sleep: Sleep
+  signal?: AbortSignal
+  policy?: Partial<RetryPolicy>
+  /** In [0, 1); injected so tests get fixed delays. */
+  random?: () => number
+  classify: (error: unknown) => AttemptFailure
+  /** Strings that must never appear in an error message (the API key). */
+  secrets: readonly string[]
+}
+
+const retryable = new Set<ProviderErrorCode>(['rate_limit', 'server', 'network'])
+
+/** Runs `attempt` until it streams to its end, retrying failures that happen before the first event. */
+export async function* withRetries(options: RetryOptions, attempt: () => AsyncIterable<ProviderEvent>): AsyncGenerator<ProviderEvent> {
+  const policy = { ...defaultRetryPolicy, ...options.policy }
+  const { signal } = options
+  for (let attempts = 1; ; attempts += 1) {
+    if (signal?.aborted) throw abortedError(signal)
+    let yielded = false
+    try {
+      for await (const event of attempt()) {
+        yielded = true
+        yield event
+      }
+      return
+    } catch (error) {
+      if (signal?.aborted) throw abortedError(signal)
+      const failure = options.classify(error)
+      if (yielded || !retryable.has(failure.code) || attempts >= policy.max_attempts) {
+        throw giveUp(options, failure, attempts, yielded)
+      }
+      try {
+        await options.sleep(retryDelay(policy, attempts, failure.retry_after_ms, options.random ?? Math.random), signal)
+      } catch (sleepError) {
+        if (signal?.aborted) throw abortedError(signal)
+        throw sleepError
+      }
+    }
+  }
+}
+
+export function retryDelay(policy: RetryPolicy, attempts: number, retryAfterMs: number | null, random: () => number): number {
+  if (retryAfterMs !== null) return Math.min(Math.max(0, retryAfterMs), policy.max_retry_after_ms)
+  const exponential = Math.min(policy.max_delay_ms, policy.base_delay_ms * 2 ** (attempts - 1))
+  return Math.round(exponential * (0.5 + random() / 2))
+}
+
+function giveUp(options: RetryOptions, failure: AttemptFailure, attempts: number, yielded: boolean): ProviderError {
+  if (failure.code === 'aborted') return new ProviderError('aborted', 'the model call was aborted', { cause: failure.cause })
+  const status = failure.status === null ? '' : `HTTP ${failure.status} `
+  const after = attempts > 1 ? ` (after ${attempts} attempts)` : ''
+  const partial = yielded ? ' (after part of the reply had streamed)' : ''
+  const hint = failure.code === 'auth' ? ` (check ${options.provider.toUpperCase()}_API_KEY)` : ''
+  const message = redact(`${options.provider}: ${status}${failure.detail}${after}${partial}${hint}`, options.secrets)
+  return new ProviderError(failure.code, message, { cause: failure.cause })
+}
+
+/** Removes the given secrets and anything shaped like an API key (`sk-…`, masked or not). */
+export function redact(text: string, secrets: readonly string[]): string {
+  let clean = text
+  for (const secret of secrets) if (secret.length >= 6) clean = clean.split(secret).join('[redacted]')
+  return clean.replace(/\bsk-[A-Za-z0-9_*-]{8,}/g, '[redacted]')
+}
+
+/** The code an HTTP status gives, before any look at the body. */
+export function codeForStatus(status: number): ProviderErrorCode {
+  if (status === 401 || status === 403) return 'auth'
+  if (status === 429) return 'rate_limit'
+  if (status === 408) return 'network'
+  if (status >= 500) return 'server'
+  return 'other'
+}
+
+/** `retry-after-ms`, or `retry-after` as seconds or an HTTP date. */
+export function retryAfterMs(headers: Headers | undefined, now: number = Date.now()): number | null {
+  const milliseconds = Number(headers?.get('retry-after-ms') ?? Number.NaN)
+  if (Number.isFinite(milliseconds) && milliseconds >= 0) return milliseconds
+  const value = headers?.get('retry-after')
+  if (!value) return null
+  const seconds = Number(value)
+  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000
+  const date = Date.parse(value)
+  return Number.isNaN(date) ? null : Math.max(0, date - now)
+}
+
+const networkCodes = new Set(['ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_SOCKET'])
+
+/** Failures that are not an HTTP status: our own ProviderErrors, a cut stream, anything else. */
+export function transportFailure(error: unknown): AttemptFailure {
+  if (ProviderError.isInstance(error)) return { code: error.code, status: null, detail: error.message, retry_after_ms: null, cause: error.cause }
+  const message = error instanceof Error ? error.message : String(error)
+  const cause = error instanceof Error ? (error.cause as { code?: unknown } | undefined) : undefined
+  const network =
+    (error instanceof TypeError && (message === 'terminated' || message === 'fetch failed')) ||
+    (typeof cause?.code === 'string' && (networkCodes.has(cause.code) || cause.code.startsWith('UND_ERR')))
+  return { code: network ? 'network' : 'other', status: null, detail: network ? `network error: ${message}` : message, retry_after_ms: null, cause: error }
+}
