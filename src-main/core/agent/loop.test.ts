@@ -180,8 +180,25 @@ describe('runAgent with the scripted provider', () => {
     await runScripted(makeInit(project, [], { name: 'general' }), { provider })
     expect(offered).toEqual([
       ['read_file', 'attempt_completion'],
-      ['read_file', 'list_files', 'task', 'attempt_completion'],
+      ['read_file', 'list_files', 'search', 'write_file', 'edit_file', 'bash', 'task', 'attempt_completion'],
     ])
+  })
+
+  it("lists the spawnable profiles in the task tool's description", async () => {
+    let taskDescription = ''
+    const provider: Provider = {
+      kind: 'spy',
+      model: 'spy-model',
+      async *stream(request) {
+        taskDescription = request.tools.find((tool) => tool.name === 'task')?.description ?? ''
+        yield { type: 'text_delta', text: 'ok' }
+        yield { type: 'finish', usage: { input_tokens: 1, output_tokens: 1, cache_read_tokens: 0, cache_write_tokens: 0, reasoning_tokens: 0 }, cost_usd: null, finish_reason: 'stop' }
+      },
+    }
+    const init = { ...makeInit(project, [], { name: 'general' }), spawnable_profiles: '- explore: read-only survey' }
+    await runScripted(init, { provider })
+    expect(taskDescription).toContain('Delegate a self-contained subtask')
+    expect(taskDescription).toContain('- explore: read-only survey')
   })
 
   it('returns a throwing tool error to the model, records an error event, and goes on', async () => {

@@ -47,7 +47,7 @@ export const emptyReplyNudge =
 export async function runAgent(options: RunAgentOptions): Promise<AgentOutcome> {
   const { init, provider, link, clock, signal } = options
   const profile = init.profile
-  const toolset = new Toolset(options.tools, profile.tools)
+  const toolset = new Toolset(options.tools, profile.tools, { task: init.spawnable_profiles })
   const stopConditions = options.stopConditions ?? defaultStopConditions
   const stats = new RunStats(provider.model)
   const tools = toolset.definitions()
@@ -121,6 +121,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentOutcome> 
           callId: call.id,
           signal,
           spawn: (request) => link.spawn(call.id, request, signal),
+          requestApproval: (request) => link.requestApproval(request, signal),
         })
         stats.recordToolCall(call.name)
         if (result.unexpected !== undefined) link.event('error', { message: result.unexpected, call_id: call.id })

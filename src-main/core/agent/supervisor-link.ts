@@ -1,12 +1,26 @@
+import { randomUUID } from 'node:crypto'
 import type { EventType } from '../trace/events'
 import type { AgentOutcome, TaskRequest, ToAgent, ToSupervisor } from '../supervisor/protocol'
-import type { SpawnResult } from './tools/types'
+import type { ApprovalOutcome, ApprovalRequest, SpawnResult } from './tools/types'
 
-/** What the loop needs of the supervisor: a place for trace events, and children. */
+/** What the loop needs of the supervisor: a place for trace events, children and approvals. */
 export interface AgentLink {
   event(type: EventType, data: Record<string, unknown>): void
   /** Sends a `spawn` request and resolves with the matching `spawn_result`. */
   spawn(callId: string, request: TaskRequest, signal?: AbortSignal): Promise<SpawnResult>
+  /**
+   * Sends an `approval` request and resolves with the matching `approval_result`; rejects when
+   * `signal` aborts first. The supervisor records the approval.request / approval.decision events.
+   */
+  requestApproval(request: ApprovalRequest, signal?: AbortSignal): Promise<ApprovalOutcome>
+}
+
+/** The agent was stopped while an approval was pending. */
+export class ApprovalAbortedError extends Error {
+  constructor(readonly approvalId: string) {
+    super('the agent was stopped while waiting for approval')
+    this.name = 'ApprovalAbortedError'
+  }
 }
 
 export interface Clock {
@@ -16,14 +30,21 @@ export interface Clock {
 
 /**
  * The agent's side of the protocol over any `send`: stamps events with the clock and matches
- * each `spawn_result` to the `spawn` that asked for it, so several spawns can be in flight.
+ * each `spawn_result` to the `spawn` that asked for it, and each `approval_result` to its
+ * `approval`, so several spawns and approvals can be in flight.
  */
 export class SupervisorLink implements AgentLink {
   private readonly pending = new Map<string, (result: SpawnResult) => void>()
+  private readonly approvals = new Map<string, (outcome: ApprovalOutcome) => void>()
 
+  /**
+   * @param approvalIds makes approval ids; they must be unique within the job (the supervisor
+   * keeps a job's pending approvals by id), hence random by default.
+   */
   constructor(
     private readonly send: (message: ToSupervisor) => void,
     private readonly clock: Clock,
+    private readonly approvalIds: () => string = () => `approval_${randomUUID()}`,
   ) {}
 
   event(type: EventType, data: Record<string, unknown>): void {
@@ -47,6 +68,23 @@ export class SupervisorLink implements AgentLink {
     })
   }
 
+  requestApproval(request: ApprovalRequest, signal?: AbortSignal): Promise<ApprovalOutcome> {
+    const approvalId = this.approvalIds()
+    return new Promise((resolve, reject) => {
+      if (signal?.aborted) return reject(new ApprovalAbortedError(approvalId))
+      const onAbort = (): void => {
+        this.approvals.delete(approvalId)
+        reject(new ApprovalAbortedError(approvalId))
+      }
+      signal?.addEventListener('abort', onAbort, { once: true })
+      this.approvals.set(approvalId, (outcome) => {
+        signal?.removeEventListener('abort', onAbort)
+        resolve(outcome)
+      })
+      this.send({ type: 'approval', approval_id: approvalId, tool: request.tool, command: request.command, reason: request.reason })
+    })
+  }
+
   /** Handles a parsed message other than `start`; anything unexpected becomes an `error` event. */
   receive(message: Exclude<ToAgent, { type: 'start' }>): void {
     switch (message.type) {
@@ -57,8 +95,15 @@ export class SupervisorLink implements AgentLink {
         settle(message.result)
         return
       }
-      case 'approval_result':
-        return this.event('error', { message: `approval_result ${message.approval_id} but no approval was asked` })
+      case 'approval_result': {
+        const settle = this.approvals.get(message.approval_id)
+        if (!settle) return this.event('error', { message: `approval_result for unknown approval ${message.approval_id}` })
+        this.approvals.delete(message.approval_id)
+        // `by` is read when the protocol carries it (the supervisor knows who decided).
+        const by = 'by' in message && typeof message.by === 'string' ? message.by : null
+        settle({ decision: message.decision, by })
+        return
+      }
     }
   }
 

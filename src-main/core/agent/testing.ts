@@ -35,9 +35,13 @@ export class RecordingSupervisor {
   readonly sent: ToSupervisor[] = []
   onSpawn: (message: Extract<ToSupervisor, { type: 'spawn' }>) => void = (message) =>
     this.link.receive({ type: 'spawn_result', call_id: message.call_id, result: { ok: false, error: 'no children in this test' } })
+  /** Risky commands are denied unless a test says otherwise, as the supervisor does for subagents by default. */
+  onApproval: (message: Extract<ToSupervisor, { type: 'approval' }>) => void = (message) =>
+    this.link.receive({ type: 'approval_result', approval_id: message.approval_id, decision: 'denied', by: 'auto_deny' })
   readonly link = new SupervisorLink((message) => {
     this.sent.push(toSupervisorSchema.parse(message))
     if (message.type === 'spawn') queueMicrotask(() => this.onSpawn(message))
+    if (message.type === 'approval') queueMicrotask(() => this.onApproval(message))
   }, fixedClock)
 
   events(type?: string): { event_type: string; data: Record<string, unknown> }[] {

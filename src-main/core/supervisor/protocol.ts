@@ -94,6 +94,11 @@ export const toAgentSchema = z.discriminatedUnion('type', [
       z.object({ ok: z.literal(false), error: z.string() }),
     ]),
   }),
-  z.object({ type: z.literal('approval_result'), approval_id: z.string(), decision: z.enum(['approved', 'denied']) }),
+  z.object({
+    type: z.literal('approval_result'),
+    approval_id: z.string(),
+    decision: z.enum(['approved', 'denied']),
+    by: z.enum(['user', 'auto_approve', 'auto_deny']).optional(),
+  }),
 ])
 export type ToAgent = z.infer<typeof toAgentSchema>

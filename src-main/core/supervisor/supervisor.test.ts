@@ -161,4 +161,41 @@ describe('supervisor with real agent processes', () => {
     expect(job.status).toBe('completed')
     expect(agents.find((agent) => agent.label === 'Doomed')).toMatchObject({ status: 'failed', terminal_reason: 'crashed' })
   })
+
+  it('ends a subagent that outlives the wall-clock limit with terminal reason timeout', async () => {
+    rig = createTestRig()
+    const jobId = rig.start(
+      {
+        root: [{ tool_calls: [taskCall('Slow')] }, complete('root went on')],
+        children: { Slow: [complete(exploreResult('too late'), 60_000)] },
+      },
+      { subagent_timeout_ms: 1500 },
+    )
+    await rig.engine.waitForJob(jobId)
+    const { job, agents } = await rig.engine.handlers.getTree({ job_id: jobId })
+    expect(job.status).toBe('completed')
+    expect(agents.find((agent) => agent.label === 'Slow')).toMatchObject({ status: 'failed', terminal_reason: 'timeout' })
+  })
+
+  it.each([
+    [false, 'denied', 'auto_deny'],
+    [true, 'approved', 'auto_approve'],
+  ])("decides a subagent's risky command from the job's auto-approve flag (%s)", async (autoApprove, decision, by) => {
+    rig = createTestRig()
+    const jobId = rig.start({
+      root: [{ tool_calls: [taskCall('Cleaner', 'worker')] }, complete('root done')],
+      children: {
+        Cleaner: [{ tool_calls: [{ name: 'bash', arguments: { command: 'rm -r build' } }] }, complete('cleaned')],
+      },
+    })
+    if (autoApprove) await rig.engine.handlers.setAutoApprove({ job_id: jobId, value: true })
+    const request = await rig.waitFor((event) => event.type === 'approval.request')
+    expect(request.depth).toBe(1)
+    expect(request.data).toMatchObject({ tool: 'bash', command: 'rm -r build' })
+    const decided = await rig.waitFor((event) => event.type === 'approval.decision')
+    expect(decided.data).toMatchObject({ approval_id: request.data.approval_id, decision, by })
+    await rig.engine.waitForJob(jobId)
+    const result = rig.events.find((event) => event.type === 'tool.result' && event.agent_id === request.agent_id && event.data.name === 'bash')
+    expect(String(result?.data.output)).toMatch(decision === 'denied' ? /denied by auto_deny/ : /approved by auto_approve/)
+  })
 })

@@ -40,6 +40,8 @@ export interface StartJobOptions {
   spawnPaused?: boolean
 }
 
+type ApprovalDecider = 'user' | 'auto_approve' | 'auto_deny'
+
 const defaultNewId = (prefix: string): string => `${prefix}_${randomUUID().replaceAll('-', '').slice(0, 12)}`
 
 /**
@@ -337,6 +339,8 @@ export class Supervisor {
       return
     }
     agent.process = process
+    const timeoutMs = job.settings.subagent_timeout_ms
+    if (timeoutMs && agent.parent) setTimeout(() => this.stop(agent, 'failed', 'timeout'), timeoutMs).unref()
     process.onMessage((raw) => this.onAgentMessage(agent, raw, firstMessage))
     agent.exited = new Promise((resolve) => {
       process.onExit((code, signal) => {
@@ -452,10 +456,10 @@ export class Supervisor {
     agent.job.approvals.set(approvalId, { approvalId, agent, tool, command, reason })
   }
 
-  private resolveApproval(agent: AgentRuntime, approvalId: string, decision: 'approved' | 'denied', by: string): void {
+  private resolveApproval(agent: AgentRuntime, approvalId: string, decision: 'approved' | 'denied', by: ApprovalDecider): void {
     if (agent.status === 'waiting_approval') agent.status = 'running'
     this.emit(agent, 'approval.decision', { approval_id: approvalId, decision, by })
-    this.send(agent, { type: 'approval_result', approval_id: approvalId, decision })
+    this.send(agent, { type: 'approval_result', approval_id: approvalId, decision, by })
   }
 
   // --- ending -----------------------------------------------------------------------------

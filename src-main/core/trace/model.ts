@@ -13,6 +13,8 @@ export interface JobSettings {
   max_concurrent_children: number
   job_token_budget: number | null
   job_cost_budget: number | null
+  /** Wall-clock limit per subagent; past it the subagent ends with terminal reason `timeout`. None by default. */
+  subagent_timeout_ms?: number | null
   /** The scripted provider's plan, keyed by agent label (`root` for the root agent). */
   script?: ScriptPlan
 }

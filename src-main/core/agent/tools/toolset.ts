@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import type { ToolCall, ToolDefinition } from '../../providers/types'
 import { attemptCompletionName } from './attempt-completion'
-import { truncateOutput } from './truncate'
+import { maxToolOutputCharacters, truncateOutput } from './truncate'
 import { ToolError, type Tool, type ToolContext } from './types'
 
 /** The outcome of one tool call, as the model and the trace see it. */
@@ -27,7 +27,12 @@ export class Toolset {
   private readonly available: Map<string, Tool>
   private readonly allowed: Tool[]
 
-  constructor(available: Tool[], allowlist: readonly string[]) {
+  /** `extraDescriptions` adds run-time facts to a tool's description (e.g. the profiles `task` may spawn). */
+  constructor(
+    available: Tool[],
+    allowlist: readonly string[],
+    private readonly extraDescriptions: Record<string, string | undefined> = {},
+  ) {
     this.available = new Map(available.map((tool) => [tool.name, tool]))
     const names = new Set([...allowlist, attemptCompletionName])
     this.allowed = available.filter((tool) => names.has(tool.name))
@@ -41,7 +46,7 @@ export class Toolset {
   definitions(): ToolDefinition[] {
     return this.allowed.map((tool) => ({
       name: tool.name,
-      description: tool.description,
+      description: this.extraDescriptions[tool.name] ? `${tool.description}\n\n${this.extraDescriptions[tool.name]}` : tool.description,
       parameters: toJsonSchema(tool.parameters),
     }))
   }
@@ -70,8 +75,9 @@ export class Toolset {
     const parsed = tool.parameters.safeParse(raw)
     if (!parsed.success) return fail(`invalid arguments for ${call.name}:\n${z.prettifyError(parsed.error)}`)
     try {
-      const output = await tool.execute(parsed.data, context)
-      return { call_id: call.id, name: call.name, ok: true, ...truncateOutput(output), args: parsed.data }
+      const returned = await tool.execute(parsed.data, context)
+      const { output, cut } = typeof returned === 'string' ? { output: returned, cut: 0 } : returned
+      return { call_id: call.id, name: call.name, ok: true, ...truncateOutput(output, maxToolOutputCharacters, cut), args: parsed.data }
     } catch (error) {
       if (ToolError.isInstance(error)) return { ...fail(error.message), args: parsed.data }
       const message = error instanceof Error ? error.message : String(error)

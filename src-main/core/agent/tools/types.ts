@@ -4,6 +4,20 @@ import type { TaskRequest, ToAgent } from '../../supervisor/protocol'
 /** The supervisor's answer to a spawn request: the child's envelope, or why it did not run. */
 export type SpawnResult = Extract<ToAgent, { type: 'spawn_result' }>['result']
 
+/** A risky action the agent wants to take, as the supervisor (and the user) sees it. */
+export interface ApprovalRequest {
+  tool: string
+  command: string
+  /** Why it is risky (the classifier's reason). */
+  reason: string
+}
+
+export interface ApprovalOutcome {
+  decision: 'approved' | 'denied'
+  /** Who decided (`user`, `auto_approve`, `auto_deny`) when the supervisor says so; null when it does not. */
+  by: string | null
+}
+
 /** What a tool may use besides its arguments. */
 export interface ToolContext {
   /** The project folder; every path is confined to its real path. */
@@ -13,6 +27,20 @@ export interface ToolContext {
   signal?: AbortSignal
   /** Ask the supervisor for a child agent and wait for its envelope (the `task` tool). */
   spawn(request: TaskRequest): Promise<SpawnResult>
+  /**
+   * Ask the supervisor to approve a risky action and wait for the decision (the `bash` tool).
+   * Rejects when the agent is stopped meanwhile. Without it, risky actions are refused.
+   */
+  requestApproval?(request: ApprovalRequest): Promise<ApprovalOutcome>
+}
+
+/**
+ * What `execute` may return instead of a string: text the tool already cut, so it need not hold
+ * all of it (a command's output); `cut` characters were dropped after `output`.
+ */
+export interface CutOutput {
+  output: string
+  cut: number
 }
 
 /**
@@ -24,7 +52,7 @@ export interface Tool<Parameters extends z.ZodType = z.ZodType> {
   name: string
   description: string
   parameters: Parameters
-  execute(args: z.output<Parameters>, context: ToolContext): Promise<string>
+  execute(args: z.output<Parameters>, context: ToolContext): Promise<string | CutOutput>
 }
 
 export const defineTool = <Parameters extends z.ZodType>(tool: Tool<Parameters>): Tool<Parameters> => tool
