@@ -1,3 +1,4 @@
+import type { TraceEvent } from '../../../src-main/core/trace/events'
 import { useEffect, useLayoutEffect, useRef } from 'react'
 import { useShallow } from 'zustand/react/shallow'
 import { StatusIcon } from '../graph/StatusIcon'
@@ -74,7 +75,7 @@ export function Inspector({ agentId }: { agentId: string }) {
           {!inspector.loading && !inspector.error && inspector.events.length === 0 && (
             <div className="inspector__note">No events yet.</div>
           )}
-          {inspector.events.map((event) => (
+          {inspector.events.filter(isShown).map((event) => (
             <EventRow key={event.seq} event={event} />
           ))}
         </div>
@@ -82,3 +83,6 @@ export function Inspector({ agentId }: { agentId: string }) {
     </section>
   )
 }
+
+/** A tool message repeats its `tool.result` (same output, same call id): the trace keeps both, the list shows one. */
+const isShown = (event: TraceEvent): boolean => !(event.type === 'message' && event.data.role === 'tool')
