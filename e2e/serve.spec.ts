@@ -52,6 +52,8 @@ test('rejects a malformed API request with a clear error and keeps serving', asy
   expect(bad.result.error?.message).toContain('agent_id')
   expect((await ask('not json')).result.error?.code).toBe('invalid_request')
   expect((await ask(JSON.stringify({ id: 2, method: 'dropTables', input: {} }))).result.error?.code).toBe('unknown_method')
+  const write = await ask(JSON.stringify({ id: 4, method: 'exportJob', input: { job_id: 'job_x', path: '/tmp/arbor-should-not-exist.jsonl' } }))
+  expect(write.result.error?.message).toContain('/export/')
   const good = await ask(JSON.stringify({ id: 3, method: 'listJobs', input: {} }))
   expect(good).toMatchObject({ id: 3, result: { ok: true } })
   socket.close()

@@ -108,10 +108,10 @@ describe('registerIpc', () => {
     expect(exported).toEqual([])
   })
 
-  it('exportJob with a path does not open a dialog', async () => {
+  it('refuses an exportJob whose path the renderer chose, writing nothing', async () => {
     const { invoke, proposedNames } = setup()
-    const result = await invoke('arbor:exportJob', { job_id: 'job_1', path: '/tmp/out.jsonl' })
-    expect(result).toEqual({ ok: true, value: { path: '/tmp/out.jsonl', lines: 7 } })
+    const result = await invoke('arbor:exportJob', { job_id: 'job_1', path: '/etc/cron.d/evil' })
+    expect(result).toMatchObject({ ok: false, error: { code: 'invalid_request', message: expect.stringContaining('may not choose a path') } })
     expect(proposedNames).toEqual([])
   })
 })

@@ -70,8 +70,12 @@ export function registerIpc(options: IpcOptions): () => void {
 /** `exportJob` without a path asks the user where to save; cancelling exports nothing. */
 async function exportJob(input: unknown, options: IpcOptions): Promise<ApiResult<unknown>> {
   const parsed = apiContract.exportJob.safeParse(input ?? {})
-  // An invalid request or one that names its path goes straight to the dispatcher.
-  if (!parsed.success || parsed.data.path !== undefined) return options.dispatch('exportJob', input)
+  // An invalid request goes to the dispatcher for its error. The renderer never picks a path
+  // itself: a file is written only where the user chose in the save dialog.
+  if (!parsed.success) return options.dispatch('exportJob', input)
+  if (parsed.data.path !== undefined) {
+    return { ok: false, error: { code: 'invalid_request', message: 'exportJob: the renderer may not choose a path; omit it to ask the user' } }
+  }
   let path: string | null
   try {
     path = await options.chooseExportPath(`arbor-${fileNamePart(parsed.data.job_id)}.jsonl`)

@@ -112,7 +112,11 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
         client.send(JSON.stringify({ id: null, result: { ok: false, error: { code: 'invalid_request', message } } }))
         return
       }
-      const result = await dispatch(parsed.data.method, parsed.data.input)
+      // A browser downloads exports over HTTP; it never makes the server write a file.
+      const result =
+        parsed.data.method === 'exportJob'
+          ? { ok: false, error: { code: 'invalid_request', message: 'exportJob: download GET /export/<job_id>.jsonl instead' } }
+          : await dispatch(parsed.data.method, parsed.data.input)
       if (client.readyState === client.OPEN) client.send(JSON.stringify({ id: parsed.data.id, result }))
     })
   })
