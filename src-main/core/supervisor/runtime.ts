@@ -26,7 +26,10 @@ export interface JobRuntime {
   profiles: Record<string, Profile>
   autoApprove: boolean
   paused: boolean
+  /** False once the root has ended: no more spawns. */
   active: boolean
+  /** True once `job.end` is written. */
+  ended: boolean
   overBudget: boolean
   budgetWarned: boolean
   root: AgentRuntime | null

@@ -76,6 +76,7 @@ export class Supervisor {
       autoApprove: options.autoApprove ?? false,
       paused: options.spawnPaused ?? false,
       active: true,
+      ended: false,
       overBudget: false,
       budgetWarned: false,
       root: null,
@@ -522,14 +523,20 @@ export class Supervisor {
       }
       this.pump(parent)
     }
-    if (agent === agent.job.root) this.endJob(agent.job, ending.status)
+    const job = agent.job
+    if (agent === job.root) {
+      // No more spawns; what still runs is stopped, and the job ends once every agent has.
+      job.active = false
+      for (const other of job.agents.values()) {
+        if (!other.ended) this.stop(other, 'cancelled', 'cancelled')
+      }
+    }
+    if (job.root?.ended && !job.ended && [...job.agents.values()].every((each) => each.ended)) this.endJob(job, job.root.status)
   }
 
+  /** Written after every agent has ended, so `job.end`'s usage is exactly the sum of theirs. */
   private endJob(job: JobRuntime, rootStatus: AgentStatus): void {
-    for (const agent of job.agents.values()) {
-      if (!agent.ended) this.stop(agent, 'cancelled', 'cancelled')
-    }
-    job.active = false
+    job.ended = true
     const status = rootStatus === 'completed' || rootStatus === 'partial' ? 'completed' : rootStatus === 'failed' ? 'failed' : 'cancelled'
     let usage = emptyUsage()
     let cost: number | null = null
