@@ -71,6 +71,38 @@ export interface AgentRuntime {
   ended: boolean
 }
 
+export function newJobRuntime(
+  fields: Pick<JobRuntime, 'id' | 'project' | 'settings' | 'profiles' | 'autoApprove' | 'paused'>,
+): JobRuntime {
+  return {
+    ...fields,
+    active: true,
+    ended: false,
+    overBudget: false,
+    budgetWarned: false,
+    root: null,
+    agents: new Map(),
+    approvals: new Map(),
+  }
+}
+
+/** The job's row as first stored; the trace's events project it from there. */
+export function storedJob(job: JobRuntime, task: string, now: Date): Job {
+  return {
+    id: job.id,
+    project: job.project,
+    task,
+    settings: job.settings,
+    status: 'running',
+    created_at: now.toISOString(),
+    ended_at: null,
+    auto_approve: job.autoApprove,
+    spawn_paused: job.paused,
+    usage: emptyUsage(),
+    cost_usd: null,
+  }
+}
+
 export function newAgentRuntime(fields: {
   id: string
   job: JobRuntime
@@ -114,6 +146,17 @@ export function runningChildren(agent: AgentRuntime): number {
 /** The agent and all its descendants, children before parents. */
 export function subtreePostOrder(agent: AgentRuntime): AgentRuntime[] {
   return [...agent.children.flatMap(subtreePostOrder), agent]
+}
+
+/** What the parent's `subagent.*` events say of a child. */
+export function childEventData(child: AgentRuntime): Record<string, unknown> {
+  return {
+    call_id: child.callId,
+    child_agent_id: child.id,
+    profile: child.profile.name,
+    description: child.label,
+    task: child.request?.prompt ?? child.task,
+  }
 }
 
 export interface Ending {

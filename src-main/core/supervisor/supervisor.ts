@@ -1,17 +1,22 @@
 import { randomUUID } from 'node:crypto'
-import { builtinProfiles, resolveModel } from '../agent/profiles'
-import { describeProfiles } from '../agent/profiles/describe'
+import { builtinProfiles } from '../agent/profiles'
 import type { LoadedProfiles } from '../agent/profiles/load'
 import type { AgentStatus, EventType, TerminalReason } from '../trace/events'
-import type { Job, JobSettings } from '../trace/model'
-import { addCost, addUsage, emptyUsage, type Usage } from '../trace/usage'
+import type { JobSettings } from '../trace/model'
+import { addCost, addUsage, type Usage } from '../trace/usage'
 import type { ProcessHost } from './process-host'
-import { toSupervisorSchema, type AgentInit, type AgentOutcome, type TaskRequest, type ToAgent, type ToSupervisor } from './protocol'
+import { agentInit, modelFor } from './agent-init'
+import { ApprovalDesk, type PendingApprovalView } from './approvals'
+import { jobSpend, jobUsage } from './budget'
+import { toSupervisorSchema, type AgentOutcome, type TaskRequest, type ToAgent, type ToSupervisor } from './protocol'
 import { childTaskText, renderFirstMessage } from './request'
 import {
   buildEnvelope,
+  childEventData,
   isLive,
   newAgentRuntime,
+  newJobRuntime,
+  storedJob,
   runningChildren,
   subtreePostOrder,
   type AgentRuntime,
@@ -20,6 +25,7 @@ import {
   type TraceSink,
 } from './runtime'
 import { decideSpawn } from './spawn-policy'
+import { TraceEmitter } from './trace-emitter'
 
 export interface SupervisorOptions {
   sink: TraceSink
@@ -40,8 +46,6 @@ export interface StartJobOptions {
   spawnPaused?: boolean
 }
 
-type ApprovalDecider = 'user' | 'auto_approve' | 'auto_deny'
-
 const defaultNewId = (prefix: string): string => `${prefix}_${randomUUID().replaceAll('-', '').slice(0, 12)}`
 
 /**
@@ -57,53 +61,36 @@ export class Supervisor {
   private readonly killGraceMs: number
   private allPaused = false
   private readonly jobEndListeners = new Set<(jobId: string) => void>()
+  private readonly trace: TraceEmitter
+  private readonly approvals: ApprovalDesk
 
   constructor(private readonly options: SupervisorOptions) {
     this.now = options.now ?? (() => new Date())
     this.newId = options.newId ?? defaultNewId
     this.killGraceMs = options.killGraceMs ?? 2000
+    this.trace = new TraceEmitter(options.sink, this.now)
+    this.approvals = new ApprovalDesk(this.trace, (agent, message) => this.send(agent, message))
   }
 
   startJob(options: StartJobOptions): string {
     const profiles = options.loadedProfiles?.profiles ?? builtinProfiles
     const rootProfile = profiles[options.settings.profile]
     if (!rootProfile) throw new Error(`unknown profile "${options.settings.profile}"`)
-    const job: JobRuntime = {
+    const job = newJobRuntime({
       id: this.newId('job'),
       project: options.project,
       settings: options.settings,
       profiles,
       autoApprove: options.autoApprove ?? false,
       paused: options.spawnPaused ?? false,
-      active: true,
-      ended: false,
-      overBudget: false,
-      budgetWarned: false,
-      root: null,
-      agents: new Map(),
-      approvals: new Map(),
-    }
+    })
     this.jobs.set(job.id, job)
-    const timestamp = this.now().toISOString()
-    const stored: Job = {
-      id: job.id,
-      project: job.project,
-      task: options.task,
-      settings: options.settings,
-      status: 'running',
-      created_at: timestamp,
-      ended_at: null,
-      auto_approve: job.autoApprove,
-      spawn_paused: job.paused,
-      usage: emptyUsage(),
-      cost_usd: null,
-    }
-    this.options.sink.createJob(stored)
-    this.emitJob(job, 'job.start', { task: options.task, settings: options.settings })
-    if (job.autoApprove) this.emitJob(job, 'control', { action: 'auto_approve', target: job.id, value: true, by: 'user' })
-    if (job.paused) this.emitJob(job, 'control', { action: 'pause', target: job.id, value: true, by: 'user' })
+    this.options.sink.createJob(storedJob(job, options.task, this.now()))
+    this.trace.job(job, 'job.start', { task: options.task, settings: options.settings })
+    if (job.autoApprove) this.trace.job(job, 'control', { action: 'auto_approve', target: job.id, value: true, by: 'user' })
+    if (job.paused) this.trace.job(job, 'control', { action: 'pause', target: job.id, value: true, by: 'user' })
     for (const problem of options.loadedProfiles?.errors ?? []) {
-      this.emitJob(job, 'error', { source: 'profiles', file: problem.file, field: problem.field, message: problem.message })
+      this.trace.job(job, 'error', { source: 'profiles', file: problem.file, field: problem.field, message: problem.message })
     }
     const root = this.addAgent({ id: this.newId('agent'), job, parent: null, profile: rootProfile, label: 'root', task: options.task, request: null, callId: null, status: 'running' })
     job.root = root
@@ -135,7 +122,7 @@ export class Supervisor {
     if (jobId === null) this.allPaused = paused
     for (const job of targets) {
       if (jobId !== null) job.paused = paused
-      this.emitJob(job, 'control', { action: paused ? 'pause' : 'resume', target: jobId ?? 'all', value: paused, by: 'user' })
+      this.trace.job(job, 'control', { action: paused ? 'pause' : 'resume', target: jobId ?? 'all', value: paused, by: 'user' })
       if (!paused && 'agents' in job && !this.isPaused(job)) this.releaseHeld(job)
     }
   }
@@ -144,14 +131,14 @@ export class Supervisor {
   setAutoApprove(jobId: string, value: boolean): void {
     const job = this.jobs.get(jobId)
     if (job) job.autoApprove = value
-    this.emitJob(job ?? { id: jobId }, 'control', { action: 'auto_approve', target: jobId, value, by: 'user' })
+    this.trace.job(job ?? { id: jobId }, 'control', { action: 'auto_approve', target: jobId, value, by: 'user' })
   }
 
   /** Ends an agent and all its descendants; returns the ids of the agents it stopped. */
   kill(agentId: string): string[] {
     const target = this.agents.get(agentId)
     if (!target || target.ended) return []
-    this.emit(target, 'control', { action: 'kill', target: agentId, value: true, by: 'user' })
+    this.trace.agent(target, 'control', { action: 'kill', target: agentId, value: true, by: 'user' })
     const stopped: string[] = []
     for (const agent of subtreePostOrder(target)) {
       if (agent.ended) continue
@@ -165,7 +152,7 @@ export class Supervisor {
   cancelSpawn(agentId: string): boolean {
     const agent = this.agents.get(agentId)
     if (!agent || agent.ended || (agent.status !== 'held' && agent.status !== 'queued')) return false
-    this.emit(agent, 'control', { action: 'cancel_spawn', target: agentId, value: true, by: 'user' })
+    this.trace.agent(agent, 'control', { action: 'cancel_spawn', target: agentId, value: true, by: 'user' })
     this.finish(
       agent,
       { status: 'cancelled', terminalReason: 'cancelled', result: null, summary: 'spawn cancelled by the user' },
@@ -176,26 +163,11 @@ export class Supervisor {
 
   /** Decides a root agent's pending approval: by the user, or `auto_deny` where nobody can be asked. */
   decideApproval(approvalId: string, decision: 'approved' | 'denied', by: 'user' | 'auto_deny' = 'user'): boolean {
-    for (const job of this.jobs.values()) {
-      const pending = job.approvals.get(approvalId)
-      if (!pending) continue
-      job.approvals.delete(approvalId)
-      this.resolveApproval(pending.agent, approvalId, decision, by)
-      return true
-    }
-    return false
+    return this.approvals.decide(this.jobs.values(), approvalId, decision, by)
   }
 
-  pendingApprovals(jobId: string): { approval_id: string; agent_id: string; tool: string; command: string; reason: string }[] {
-    const job = this.jobs.get(jobId)
-    if (!job) return []
-    return [...job.approvals.values()].map((pending) => ({
-      approval_id: pending.approvalId,
-      agent_id: pending.agent.id,
-      tool: pending.tool,
-      command: pending.command,
-      reason: pending.reason,
-    }))
+  pendingApprovals(jobId: string): PendingApprovalView[] {
+    return this.approvals.pending(this.jobs.get(jobId))
   }
 
   /** Stops every live agent (app or server shutting down) and waits for their processes to exit. */
@@ -228,7 +200,7 @@ export class Supervisor {
       description: request.description,
       task: request.prompt,
     }
-    this.emit(parent, 'subagent.request', spawnData)
+    this.trace.agent(parent, 'subagent.request', spawnData)
     const decision = decideSpawn({
       jobActive: job.active,
       overBudget: job.overBudget,
@@ -244,7 +216,7 @@ export class Supervisor {
     })
     if (decision.kind === 'deny' || !childProfile) {
       const reason = decision.kind === 'deny' ? decision.reason : 'unknown profile'
-      this.emit(parent, 'subagent.denied', { ...spawnData, reason })
+      this.trace.agent(parent, 'subagent.denied', { ...spawnData, reason })
       this.send(parent, { type: 'spawn_result', call_id: callId, result: { ok: false, error: `spawn denied: ${reason}` } })
       return
     }
@@ -261,7 +233,7 @@ export class Supervisor {
     })
     if (decision.kind === 'hold') {
       child.status = 'held'
-      this.emit(parent, 'subagent.held', { ...spawnData, reason: 'spawning is paused' })
+      this.trace.agent(parent, 'subagent.held', { ...childEventData(child), reason: 'spawning is paused' })
     } else if (decision.kind === 'queue') {
       this.enqueue(child)
     } else {
@@ -274,12 +246,8 @@ export class Supervisor {
     if (!parent || !child.request) return
     child.status = 'queued'
     parent.waiting.push(child)
-    this.emit(parent, 'subagent.queued', {
-      call_id: child.callId,
-      child_agent_id: child.id,
-      profile: child.profile.name,
-      description: child.label,
-      task: child.request.prompt,
+    this.trace.agent(parent, 'subagent.queued', {
+      ...childEventData(child),
       reason: `${parent.job.settings.max_concurrent_children} children already running`,
     })
   }
@@ -308,20 +276,15 @@ export class Supervisor {
     if (!parent || !request) return
     child.status = 'running'
     this.launch(child, renderFirstMessage(childTaskText(request), request.context, child.job.project, this.now()))
-    this.emit(parent, 'subagent.start', {
-      call_id: child.callId,
-      child_agent_id: child.id,
-      profile: child.profile.name,
-      description: child.label,
-    })
+    this.trace.agent(parent, 'subagent.start', childEventData(child))
   }
 
   private launch(agent: AgentRuntime, firstMessage: string): void {
     const job = agent.job
     agent.status = 'running'
     agent.startedAt = Date.now()
-    agent.model = this.modelFor(agent)
-    this.emit(agent, 'agent.start', {
+    agent.model = modelFor(agent)
+    this.trace.agent(agent, 'agent.start', {
       profile: agent.profile.name,
       model: agent.model,
       label: agent.label,
@@ -335,7 +298,7 @@ export class Supervisor {
     try {
       process = this.options.host.spawn({ agentId: agent.id })
     } catch (error) {
-      this.emit(agent, 'error', { message: `could not start the agent process: ${errorText(error)}` })
+      this.trace.agent(agent, 'error', { message: `could not start the agent process: ${errorText(error)}` })
       this.finish(agent, { status: 'failed', terminalReason: 'crashed', result: null, summary: 'the agent process could not start' })
       return
     }
@@ -351,44 +314,19 @@ export class Supervisor {
     })
   }
 
-  private modelFor(agent: AgentRuntime): string {
-    return resolveModel(agent.request?.model ?? agent.profile.model, agent.job.settings)
-  }
-
-  private providerFor(agent: AgentRuntime): AgentInit['provider'] {
-    const settings = agent.job.settings
-    const model = agent.model ?? settings.model
-    if (settings.provider !== 'scripted') return { kind: settings.provider, model, base_url: settings.base_url ?? null }
-    const plan = settings.script
-    const script = !plan ? [] : agent.parent ? (plan.children[agent.label] ?? []) : plan.root
-    return { kind: 'scripted', model, script }
-  }
-
   // --- messages from agent processes ------------------------------------------------------
 
   private onAgentMessage(agent: AgentRuntime, raw: unknown, firstMessage: string): void {
     const parsed = toSupervisorSchema.safeParse(raw)
     if (!parsed.success) {
-      this.emit(agent, 'error', { message: `invalid message from the agent process: ${parsed.error.issues[0]?.message ?? 'unknown'}` })
+      this.trace.agent(agent, 'error', { message: `invalid message from the agent process: ${parsed.error.issues[0]?.message ?? 'unknown'}` })
       return
     }
     const message: ToSupervisor = parsed.data
     if (agent.ended) return
     switch (message.type) {
       case 'ready':
-        this.send(agent, {
-          type: 'start',
-          init: {
-            agent_id: agent.id,
-            job_id: agent.job.id,
-            depth: agent.depth,
-            project_dir: agent.job.project,
-            profile: agent.profile,
-            first_message: firstMessage,
-            spawnable_profiles: agent.profile.can_delegate ? describeProfiles(agent.job.profiles) : undefined,
-            provider: this.providerFor(agent),
-          },
-        })
+        this.send(agent, { type: 'start', init: agentInit(agent, firstMessage) })
         return
       case 'event':
         this.onAgentEvent(agent, message.event_type, message.ts, message.data)
@@ -397,7 +335,7 @@ export class Supervisor {
         this.handleSpawn(agent, message.call_id, message.request)
         return
       case 'approval':
-        this.handleApproval(agent, message.approval_id, message.tool, message.command, message.reason)
+        this.approvals.request(agent, message.approval_id, message.tool, message.command, message.reason)
         return
       case 'done':
         this.onAgentDone(agent, message.outcome)
@@ -416,7 +354,7 @@ export class Supervisor {
     } else if (type === 'message' && data.role === 'assistant' && typeof data.content === 'string' && data.content) {
       agent.lastText = data.content
     }
-    this.emit(agent, type, data, ts)
+    this.trace.agent(agent, type, data, ts)
     if (type === 'llm.call') this.checkBudget(agent.job)
   }
 
@@ -442,25 +380,8 @@ export class Supervisor {
       this.finish(agent, { status, terminalReason: reason, result: agent.lastText || null, summary: partialSummary(agent, reason) })
       return
     }
-    this.emit(agent, 'error', { message: `agent process exited unexpectedly (code ${code}, signal ${signal})` })
+    this.trace.agent(agent, 'error', { message: `agent process exited unexpectedly (code ${code}, signal ${signal})` })
     this.finish(agent, { status: 'failed', terminalReason: 'crashed', result: agent.lastText || null, summary: 'the agent process crashed' })
-  }
-
-  private handleApproval(agent: AgentRuntime, approvalId: string, tool: string, command: string, reason: string): void {
-    this.emit(agent, 'approval.request', { approval_id: approvalId, tool, command, reason })
-    if (agent.parent) {
-      const approved = agent.job.autoApprove
-      this.resolveApproval(agent, approvalId, approved ? 'approved' : 'denied', approved ? 'auto_approve' : 'auto_deny')
-      return
-    }
-    agent.status = 'waiting_approval'
-    agent.job.approvals.set(approvalId, { approvalId, agent, tool, command, reason })
-  }
-
-  private resolveApproval(agent: AgentRuntime, approvalId: string, decision: 'approved' | 'denied', by: ApprovalDecider): void {
-    if (agent.status === 'waiting_approval') agent.status = 'running'
-    this.emit(agent, 'approval.decision', { approval_id: approvalId, decision, by })
-    this.send(agent, { type: 'approval_result', approval_id: approvalId, decision, by })
   }
 
   // --- ending -----------------------------------------------------------------------------
@@ -489,12 +410,10 @@ export class Supervisor {
     if (agent.ended) return
     agent.ended = true
     agent.status = ending.status
-    for (const [approvalId, pending] of agent.job.approvals) {
-      if (pending.agent === agent) agent.job.approvals.delete(approvalId)
-    }
+    this.approvals.dropFor(agent)
     const now = Date.now()
     const envelope = buildEnvelope(agent, ending, now)
-    this.emit(agent, 'agent.end', {
+    this.trace.agent(agent, 'agent.end', {
       status: ending.status,
       terminal_reason: ending.terminalReason,
       result: ending.result,
@@ -507,13 +426,7 @@ export class Supervisor {
     })
     const parent = agent.parent
     if (parent) {
-      this.emit(parent, 'subagent.end', {
-        call_id: agent.callId,
-        child_agent_id: agent.id,
-        profile: agent.profile.name,
-        description: agent.label,
-        envelope,
-      })
+      this.trace.agent(parent, 'subagent.end', { ...childEventData(agent), envelope })
       if (!parent.ended && agent.callId) {
         this.send(parent, {
           type: 'spawn_result',
@@ -538,29 +451,18 @@ export class Supervisor {
   private endJob(job: JobRuntime, rootStatus: AgentStatus): void {
     job.ended = true
     const status = rootStatus === 'completed' || rootStatus === 'partial' ? 'completed' : rootStatus === 'failed' ? 'failed' : 'cancelled'
-    let usage = emptyUsage()
-    let cost: number | null = null
-    for (const agent of job.agents.values()) {
-      usage = addUsage(usage, agent.usage)
-      cost = addCost(cost, agent.costUsd)
-    }
-    this.emitJob(job, 'job.end', { status, usage, cost_usd: cost })
+    const { usage, cost } = jobUsage(job)
+    this.trace.job(job, 'job.end', { status, usage, cost_usd: cost })
     for (const listener of this.jobEndListeners) listener(job.id)
   }
 
   private checkBudget(job: JobRuntime): void {
     const { job_token_budget: tokenBudget, job_cost_budget: costBudget } = job.settings
     if (tokenBudget === null && costBudget === null) return
-    let tokens = 0
-    let cost = 0
-    for (const agent of job.agents.values()) {
-      tokens += agent.usage.input_tokens + agent.usage.output_tokens
-      cost += agent.costUsd ?? 0
-    }
-    const share = Math.max(tokenBudget ? tokens / tokenBudget : 0, costBudget ? cost / costBudget : 0)
+    const { tokens, cost, share } = jobSpend(job)
     if (share >= 0.8 && !job.budgetWarned) {
       job.budgetWarned = true
-      this.emitJob(job, 'budget.warning', { tokens, cost_usd: cost, token_budget: tokenBudget, cost_budget: costBudget, share })
+      this.trace.job(job, 'budget.warning', { tokens, cost_usd: cost, token_budget: tokenBudget, cost_budget: costBudget, share })
     }
     if (share >= 1 && !job.overBudget) {
       job.overBudget = true
@@ -578,30 +480,6 @@ export class Supervisor {
 
   private send(agent: AgentRuntime, message: ToAgent): void {
     agent.process?.send(message)
-  }
-
-  private emit(agent: AgentRuntime, type: EventType, data: Record<string, unknown>, ts?: string): void {
-    this.options.sink.append({
-      type,
-      ts: ts ?? this.now().toISOString(),
-      job_id: agent.job.id,
-      agent_id: agent.id,
-      parent_id: agent.parent?.id ?? null,
-      depth: agent.depth,
-      data,
-    })
-  }
-
-  private emitJob(job: Pick<JobRuntime, 'id'>, type: EventType, data: Record<string, unknown>): void {
-    this.options.sink.append({
-      type,
-      ts: this.now().toISOString(),
-      job_id: job.id,
-      agent_id: null,
-      parent_id: null,
-      depth: null,
-      data,
-    })
   }
 }
 

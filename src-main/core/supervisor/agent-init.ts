@@ -1,0 +1,31 @@
+import { resolveModel } from '../agent/profiles'
+import { describeProfiles } from '../agent/profiles/describe'
+import type { AgentInit } from './protocol'
+import type { AgentRuntime } from './runtime'
+
+/** The model an agent runs on: its request's or profile's choice; `light` falls back to the main model. */
+export const modelFor = (agent: AgentRuntime): string =>
+  resolveModel(agent.request?.model ?? agent.profile.model, agent.job.settings)
+
+/** The `start` message's payload: everything an agent process knows of its job (never an API key). */
+export function agentInit(agent: AgentRuntime, firstMessage: string): AgentInit {
+  return {
+    agent_id: agent.id,
+    job_id: agent.job.id,
+    depth: agent.depth,
+    project_dir: agent.job.project,
+    profile: agent.profile,
+    first_message: firstMessage,
+    spawnable_profiles: agent.profile.can_delegate ? describeProfiles(agent.job.profiles) : undefined,
+    provider: providerFor(agent),
+  }
+}
+
+function providerFor(agent: AgentRuntime): AgentInit['provider'] {
+  const settings = agent.job.settings
+  const model = agent.model ?? settings.model
+  if (settings.provider !== 'scripted') return { kind: settings.provider, model, base_url: settings.base_url ?? null }
+  const plan = settings.script
+  const script = !plan ? [] : agent.parent ? (plan.children[agent.label] ?? []) : plan.root
+  return { kind: 'scripted', model, script }
+}
