@@ -6,7 +6,8 @@ import { ApiFailure, notFound } from './api/errors'
 import { demoJob, scriptedJob } from './demo/demo-job'
 import { openDatabase } from './store/database'
 import { exportJobJsonl } from './store/export'
-import { getAgent, getAgents, getEvents, getJob, lastSeq, listJobs, markInterruptedJobs } from './store/queries'
+import { endInterruptedJobs } from './store/interrupted'
+import { getAgent, getAgents, getEvents, getJob, lastSeq, listJobs } from './store/queries'
 import { TraceWriter } from './store/trace-writer'
 import type { ProcessHost } from './supervisor/process-host'
 import { Supervisor } from './supervisor/supervisor'
@@ -51,8 +52,8 @@ export const defaultSettings = (overrides: Partial<JobSettings> = {}): JobSettin
 /** The engine behind every UI and the CLI: store, trace writer, supervisor and the API handlers. */
 export function createEngine(options: EngineOptions): Engine {
   const db = openDatabase(options.dbFile, { nativeBinding: options.nativeBinding })
-  markInterruptedJobs(db)
   const writer = new TraceWriter(db)
+  endInterruptedJobs(db, writer)
   const supervisor = new Supervisor({ sink: writer, host: options.processHost, killGraceMs: options.killGraceMs })
   const listeners = new Set<(notification: ApiNotification) => void>()
   writer.onCommit((events) => {

@@ -1,7 +1,7 @@
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { openDatabase, type SqliteDatabase } from './database'
-import { getAgent, getEvents, getJob, getJobEvents, getJobUsage, listJobs, markInterruptedJobs } from './queries'
+import { getAgent, getEvents, getJob, getJobEvents, getJobUsage, listJobs } from './queries'
 import { childId, childUsage, jobId, rootId, rootUsage, sampleJob, sampleJobEvents } from './testing/job-fixture'
 import { useTempDir } from './testing/temp-dir'
 import { TraceWriter } from './trace-writer'
@@ -51,23 +51,5 @@ describe('queries', () => {
     expect(cost_usd).toBe(0.875)
     expect(getJobUsage(db, 'job-old')).toEqual({ usage: sampleJob().usage, cost_usd: null })
     db.close()
-  })
-
-  it('marks jobs a previous run left running as interrupted, leaving agents alone', () => {
-    const { db, writer } = withJobs()
-    const events = sampleJobEvents(sampleJob({ id: 'job-old' }), undefined, { root: 'old-root', child: 'old-child' })
-    for (const event of events.slice(0, 4)) writer.append(event)
-    writer.close()
-    db.close()
-
-    const reopened = openDatabase(join(tempDir(), 'arbor.db'))
-    expect(markInterruptedJobs(reopened).sort()).toEqual(['job-old', 'job-other'])
-    expect(getJob(reopened, 'job-old')).toMatchObject({ status: 'interrupted', ended_at: events[3]!.ts })
-    expect(getJob(reopened, 'job-other')).toMatchObject({ status: 'interrupted', ended_at: '2025-02-01T00:00:00.000Z' })
-    expect(getJob(reopened, jobId)?.status).toBe('completed')
-    expect(getAgent(reopened, rootId)?.status).toBe('completed')
-    expect(getAgent(reopened, 'old-root')?.status).toBe('running')
-    expect(markInterruptedJobs(reopened)).toEqual([])
-    reopened.close()
   })
 })

@@ -29,7 +29,6 @@ export class TraceQueries {
   private readonly oneAgent: Statement<[string], AgentRow>
   private readonly agentEvents: Statement<[string, number, number], EventRow>
   private readonly jobEvents: Statement<[string, number, number], EventRow>
-  private readonly interruptRunning: Statement<[], { id: string }>
   private readonly jobLastSeq: Statement<[string], { seq: number | null }>
 
   constructor(db: SqliteDatabase) {
@@ -44,11 +43,6 @@ export class TraceQueries {
     )
     this.jobEvents = db.prepare(`SELECT ${eventColumns} FROM events WHERE job_id = ? AND seq > ? ORDER BY seq LIMIT ?`)
     this.jobLastSeq = db.prepare('SELECT max(seq) AS seq FROM events WHERE job_id = ?')
-    this.interruptRunning = db.prepare(
-      `UPDATE jobs SET status = 'interrupted',
-         ended_at = coalesce((SELECT ts FROM events WHERE events.job_id = jobs.id ORDER BY seq DESC LIMIT 1), created_at)
-       WHERE status = 'running' RETURNING id`,
-    )
   }
 
   /** Jobs, newest first; only one project's when `project` is given. */
@@ -87,14 +81,6 @@ export class TraceQueries {
     return this.jobLastSeq.get(jobId)?.seq ?? 0
   }
 
-  /**
-   * At startup, before any job starts: jobs a previous run left `running` become `interrupted`
-   * (ended_at = their last event's ts). Agents are left as they were. Returns the job ids.
-   */
-  markInterruptedJobs(): string[] {
-    return this.interruptRunning.all().map((row) => row.id)
-  }
-
   /** Usage and cost summed over a job's agents: the live total while the job runs. */
   getJobUsage(jobId: string): { usage: Usage; cost_usd: number | null } {
     let usage = emptyUsage()
@@ -128,6 +114,5 @@ export const getEvents = (db: SqliteDatabase, agentId: string, afterSeq?: number
 export const getJobEvents = (db: SqliteDatabase, jobId: string, afterSeq?: number, limit?: number): TraceEvent[] =>
   queriesFor(db).getJobEvents(jobId, afterSeq, limit)
 export const lastSeq = (db: SqliteDatabase, jobId: string): number => queriesFor(db).lastSeq(jobId)
-export const markInterruptedJobs = (db: SqliteDatabase): string[] => queriesFor(db).markInterruptedJobs()
 export const getJobUsage = (db: SqliteDatabase, jobId: string): { usage: Usage; cost_usd: number | null } =>
   queriesFor(db).getJobUsage(jobId)
