@@ -30,6 +30,9 @@ export function printTree(write: (line: string) => void): (notification: ApiNoti
           line(event, depth, `■ ${labels.get(event.agent_id ?? '') ?? 'agent'} ${String(data.status)} (${String(data.terminal_reason)}, ${String(data.steps)} steps${tokens})`)
           break
         }
+        case 'error':
+          line(event, depth, `! ${event.agent_id ? (labels.get(event.agent_id) ?? 'agent') : 'job'}: ${errorText(data)}`)
+          break
         case 'job.end':
           write(`job ${event.job_id} ${String(data.status)}`)
           break
@@ -39,3 +42,7 @@ export function printTree(write: (line: string) => void): (notification: ApiNoti
     }
   }
 }
+
+/** An error event as one line; a profile file's problem names the file and field. */
+const errorText = (data: Record<string, unknown>): string =>
+  typeof data.file === 'string' ? `${data.file} (${String(data.field)}): ${String(data.message)}` : String(data.message)

@@ -51,7 +51,7 @@ async function runPlanned(
   engine.subscribe(printTree((line) => console.log(line)))
   engine.subscribe(answerRootApprovals(engine.supervisor, Boolean(process.stdin.isTTY && process.stdout.isTTY)))
   const loadedProfiles = engine.profilesFor(projectDir)
-  for (const problem of loadedProfiles.errors) console.error(`arbor: profile ${problem.file} (${problem.field}): ${problem.message}`)
+  // Load errors are trace events (printed with the tree); warnings only go to the terminal.
   for (const warning of loadedProfiles.warnings) console.error(`arbor: profile ${warning.file}: ${warning.message}`)
   const started = Date.now()
   const jobId = engine.supervisor.startJob({
