@@ -1,6 +1,7 @@
 import path from 'node:path'
 import { openDatabase } from '../../core/store/database'
-import { exportJobJsonl } from '../../core/store/export'
+import { exportJob, jsonlFormat } from '../../core/store/export'
+import { otlpFormat } from '../../core/store/otlp'
 import { listJobs } from '../../core/store/queries'
 import type { CliValues } from '../main'
 import { UsageError } from '../usage-error'
@@ -10,14 +11,14 @@ export async function runExport(values: CliValues): Promise<number> {
   if (!values.out) throw new UsageError('export needs --out FILE')
   if (!values.job === !values.last) throw new UsageError('export needs exactly one of --job ID and --last')
   const format = values.format ?? 'jsonl'
-  if (format !== 'jsonl') throw new UsageError(`format "${format}" is not supported yet (jsonl)`)
+  if (format !== 'jsonl' && format !== 'otlp') throw new UsageError(`unknown format "${format}" (jsonl or otlp)`)
   const db = openDatabase(path.resolve(values.db))
   try {
     const jobId = values.job ?? listJobs(db)[0]?.id
     if (!jobId) throw new Error('the database holds no jobs')
     const out = path.resolve(values.out)
-    const lines = await exportJobJsonl(db, jobId, out)
-    console.log(`exported job ${jobId}: ${lines} lines to ${out}`)
+    const count = await exportJob(db, jobId, out, format === 'otlp' ? otlpFormat() : jsonlFormat())
+    console.log(`exported job ${jobId}: ${count} ${format === 'otlp' ? 'spans (OTLP JSON)' : 'lines'} to ${out}`)
     return 0
   } finally {
     db.close()

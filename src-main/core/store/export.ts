@@ -37,6 +37,35 @@ export const traceEventLine = (row: EventRow): string =>
   `"job_id":${JSON.stringify(row.job_id)},"agent_id":${JSON.stringify(row.agent_id)},` +
   `"parent_id":${JSON.stringify(row.parent_id)},"depth":${JSON.stringify(row.depth)},"data":${row.data}}\n`
 
+/** How a format writes a job: an opening, then text for each event in seq order, then a closing. */
+export interface ExportFormat {
+  begin(job: Job, exportedAt: Date): string
+  /** Text for one event ('' when it adds nothing yet). */
+  event(row: EventRow): string
+  end(): string
+  /** What the export returns: lines for JSONL, spans for OTLP. */
+  readonly count: number
+}
+
+/** Trace JSONL v1: the header line, then one line per event. */
+export function jsonlFormat(): ExportFormat {
+  let lines = 0
+  return {
+    begin(job, exportedAt) {
+      lines = 1
+      return traceHeaderLine(job, exportedAt)
+    },
+    event(row) {
+      lines++
+      return traceEventLine(row)
+    },
+    end: () => '',
+    get count() {
+      return lines
+    },
+  }
+}
+
 /**
  * Streams a job's trace as JSONL (header, then its events in seq order) to a stream, which is
  * left open, or to a file path, written atomically (temp file, then rename). The events are
@@ -44,21 +73,32 @@ export const traceEventLine = (row: EventRow): string =>
  * no iterator stays open across an await, so the writer can keep committing on the same
  * connection meanwhile; backpressure is respected. Returns the number of lines written.
  */
-export async function exportJobJsonl(
+export function exportJobJsonl(
   db: SqliteDatabase,
   jobId: string,
   out: NodeJS.WritableStream | string,
   options: ExportOptions = {},
 ): Promise<number> {
-  if (typeof out !== 'string') return writeTrace(db, jobId, out, options)
+  return exportJob(db, jobId, out, jsonlFormat(), options)
+}
+
+/** Streams a job in any export format, to a stream or atomically to a file path; returns the format's count. */
+export async function exportJob(
+  db: SqliteDatabase,
+  jobId: string,
+  out: NodeJS.WritableStream | string,
+  format: ExportFormat,
+  options: ExportOptions = {},
+): Promise<number> {
+  if (typeof out !== 'string') return writeTrace(db, jobId, out, format, options)
   const temporary = `${out}.${process.pid}.tmp`
   const file = createWriteStream(temporary)
   try {
-    const lines = await writeTrace(db, jobId, file, options)
+    const count = await writeTrace(db, jobId, file, format, options)
     file.end()
     await finished(file)
     await rename(temporary, out)
-    return lines
+    return count
   } catch (error) {
     file.destroy()
     await rm(temporary, { force: true })
@@ -70,6 +110,7 @@ async function writeTrace(
   db: SqliteDatabase,
   jobId: string,
   out: NodeJS.WritableStream,
+  format: ExportFormat,
   options: ExportOptions,
 ): Promise<number> {
   const jobRow = db.prepare<[string], JobRow>(`SELECT ${jobColumns} FROM jobs WHERE id = ?`).get(jobId)
@@ -81,9 +122,11 @@ async function writeTrace(
   )
   const chunkRows = Math.max(1, options.chunkRows ?? 1000)
   const watcher = new StreamWatcher(out)
+  const write = async (text: string): Promise<void> => {
+    if (text && !out.write(text)) await watcher.drain()
+  }
   try {
-    let lines = 1
-    if (!out.write(traceHeaderLine(jobFromRow(jobRow), (options.now ?? (() => new Date()))()))) await watcher.drain()
+    await write(format.begin(jobFromRow(jobRow), (options.now ?? (() => new Date()))()))
     let afterSeq = 0
     for (;;) {
       let rows = 0
@@ -91,17 +134,18 @@ async function writeTrace(
       for (const row of chunk.iterate(jobId, afterSeq, maxSeq, chunkRows)) {
         rows++
         afterSeq = row.seq
-        if (!out.write(traceEventLine(row))) {
+        const text = format.event(row)
+        if (text && !out.write(text)) {
           blocked = true
           break
         }
       }
-      lines += rows
       if (blocked) await watcher.drain()
       else if (rows < chunkRows) break
       else await nextTurn()
     }
-    return lines
+    await write(format.end())
+    return format.count
   } finally {
     watcher.stop()
   }
