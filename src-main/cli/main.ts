@@ -9,7 +9,7 @@ const usage = `Usage:
   arbor run [DIR] --task TEXT [--provider scripted|openai|anthropic] [--model M] [--light-model M]
             [--base-url URL] [--max-depth N] [--max-children N] [--job-token-budget N]
             [--job-cost-budget USD] [--auto-approve-subagents] [--db FILE] [--export FILE.jsonl]
-  arbor export --db FILE (--job ID | --last) --out FILE [--format jsonl]
+  arbor export --db FILE (--job ID | --last) --out FILE [--format jsonl|otlp]
   arbor serve [DIR] [--port N] [--db FILE]
 
 Data is stored in $ARBOR_DATA_DIR/arbor.db (default ~/.local/share/arbor/arbor.db) unless --db is given.`
