@@ -42,9 +42,9 @@
  * `npm run reset`, `python -c "…"`, `node -e "…"`) are not looked into; `cp` over files inside a
  * destination folder is not detected; a command line that bash would reject is judged as written.
  */
-import { existsSync, realpathSync, statSync } from 'node:fs'
-import { homedir, tmpdir } from 'node:os'
-import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path'
+import { basename, resolve } from 'node:path'
+import { firstReason, optionValues, positionals } from './arguments'
+import { changeDirectory, defaultTemporaryFolders, isExistingFile, locate, realPathOf, type Scope } from './paths'
 import { parseShell, type Redirect, type SimpleCommand, type Word } from './shell-words'
 
 export interface RiskClassification {
@@ -66,16 +66,6 @@ export function classifyCommand(command: string, projectDir: string, options: Cl
   const temporary = options.temporaryFolders?.map((folder) => realPathOf(resolve(folder))) ?? defaultTemporaryFolders()
   const reason = classifyScript(command, { project, temporary, cwd: project, nesting: 0 })
   return { risky: reason !== null, reason }
-}
-
-interface Scope {
-  /** The project's real path. */
-  project: string
-  /** Real paths of the folders outside the project that may be written to. */
-  temporary: string[]
-  /** The working folder as far as it is known (`cd` to a variable makes it unknown). */
-  cwd: string | null
-  nesting: number
 }
 
 type Reason = string | null
@@ -467,129 +457,9 @@ function classifyRedirect(redirect: Redirect, scope: Scope): Reason {
   return writeOutside(redirect.target, scope, redirect.op)
 }
 
-// --- paths -------------------------------------------------------------------------------------
-
-const streams = /^\/dev\/(null|zero|stdout|stderr|stdin|tty|fd\/\d+)$|^\/proc\/self\/fd\/\d+$/
-
-let tempFolders: string[] | undefined
-const defaultTemporaryFolders = (): string[] =>
-  (tempFolders ??= [...new Set(['/tmp', '/var/tmp', '/dev/shm', tmpdir()].filter((folder) => existsSync(folder)).map(realPathOf))])
-
 function writeOutside(word: Word, scope: Scope, via: string): Reason {
   const place = locate(word, scope)
   if (place === 'device') return `writes to a device (${via} ${word.text})`
   if (place === 'outside') return `writes outside the project (${via} ${word.text})`
-  return null
-}
-
-/**
- * Where a path argument points: inside the project, a temporary folder, a stream (/dev/null…),
- * a device, outside, or unknown (a variable we cannot expand, or a relative path after `cd` to
- * one). Judged by the real path of its nearest existing ancestor, so a symlink out is outside.
- */
-function locate(word: Word, scope: Scope): 'inside' | 'temporary' | 'stream' | 'device' | 'outside' | 'unknown' {
-  let path = word.text
-  if (word.dynamicAt >= 0) {
-    path = path.replace(/^\$(\{HOME\}|HOME)(?=\/|$)/, homedir()).replace(/^\$(\{TMPDIR\}|TMPDIR)(?=\/|$)/, tmpdir())
-    if (scope.cwd) path = path.replace(/^\$(\{PWD\}|PWD)(?=\/|$)/, scope.cwd)
-  }
-  if (path === '~' || path.startsWith('~/')) path = homedir() + path.slice(1)
-  else if (path.startsWith('~')) return 'outside'
-  // A variable or glob left: judge the folder written before it (`/etc/$x` is under /etc).
-  const cut = Math.min(...[path.indexOf('$'), path.indexOf('`'), word.globAt >= 0 ? path.indexOf(word.text.slice(word.globAt, word.globAt + 1)) : -1].filter((index) => index >= 0), path.length)
-  if (cut < path.length) {
-    const prefix = path.slice(0, cut)
-    if (!prefix.includes('/')) return 'unknown'
-    path = prefix.slice(0, prefix.lastIndexOf('/') + 1) || '/'
-  }
-  if (path === '') return 'unknown'
-  if (streams.test(path)) return 'stream'
-  if (!isAbsolute(path) && !scope.cwd) return 'unknown'
-  const absolute = resolve(scope.cwd ?? '/', path)
-  if (absolute.startsWith('/dev/') && !streams.test(absolute)) return 'device'
-  const real = realPathOf(absolute)
-  if (isInside(scope.project, real)) return 'inside'
-  if (scope.temporary.some((folder) => isInside(folder, real))) return 'temporary'
-  return 'outside'
-}
-
-function isExistingFile(word: Word, scope: Scope): boolean {
-  if (word.dynamicAt >= 0 || word.globAt >= 0 || !scope.cwd) return false
-  try {
-    return statSync(resolve(scope.cwd, word.text.replace(/^~(?=\/|$)/, homedir()))).isFile()
-  } catch {
-    return false
-  }
-}
-
-function changeDirectory(args: Word[], scope: Scope): string | null {
-  const target = args.find((word) => !word.text.startsWith('-') || word.text === '-')
-  if (!target) return homedir()
-  if (target.text === '-' || (target.dynamicAt >= 0 && !/^\$(\{HOME\}|HOME)(\/|$)/.test(target.text))) return null
-  const path = target.text.replace(/^(~|\$\{HOME\}|\$HOME)(?=\/|$)/, homedir())
-  if (!isAbsolute(path) && !scope.cwd) return null
-  return realPathOf(resolve(scope.cwd ?? '/', path))
-}
-
-/** The real path of `path`, or of its nearest existing ancestor with the rest appended. */
-function realPathOf(path: string): string {
-  const missing: string[] = []
-  let current = path
-  for (;;) {
-    try {
-      return join(realpathSync.native(current), ...missing)
-    } catch {
-      const parent = dirname(current)
-      if (parent === current) return path
-      missing.unshift(basename(current))
-      current = parent
-    }
-  }
-}
-
-function isInside(root: string, path: string): boolean {
-  const fromRoot = relative(root, path)
-  return fromRoot === '' || (fromRoot !== '..' && !fromRoot.startsWith(`..${sep}`) && !isAbsolute(fromRoot))
-}
-
-/** Arguments that are not options or option values. */
-function positionals(args: Word[], valued: Set<string>): Word[] {
-  const result: Word[] = []
-  let optionsDone = false
-  for (let i = 0; i < args.length; i++) {
-    const text = args[i]!.text
-    if (!optionsDone && text === '--') optionsDone = true
-    else if (!optionsDone && text.startsWith('-') && text !== '-') i += valued.has(text) ? 1 : 0
-    else result.push(args[i]!)
-  }
-  return result
-}
-
-/** Values of the given options, as `-o FILE`, `--output=FILE` or `-oFILE`. */
-function optionValues(args: Word[], options: string[]): Word[] {
-  const values: Word[] = []
-  for (let i = 0; i < args.length; i++) {
-    const word = args[i]!
-    if (options.includes(word.text) && args[i + 1]) {
-      values.push(args[i + 1]!)
-      i += 1
-      continue
-    }
-    for (const option of options) {
-      const glued = option.startsWith('--') ? `${option}=` : option.length === 2 ? option : null
-      if (glued && word.text.startsWith(glued) && word.text.length > glued.length) {
-        const shift = glued.length
-        values.push({ ...word, text: word.text.slice(shift), dynamicAt: word.dynamicAt >= 0 ? Math.max(0, word.dynamicAt - shift) : -1, globAt: word.globAt >= 0 ? Math.max(0, word.globAt - shift) : -1 })
-      }
-    }
-  }
-  return values
-}
-
-function firstReason(words: Word[], judge: (word: Word) => Reason): Reason {
-  for (const word of words) {
-    const reason = judge(word)
-    if (reason) return reason
-  }
   return null
 }
