@@ -1,10 +1,21 @@
-import type { Edge } from '@xyflow/react'
+import { Position, type Edge } from '@xyflow/react'
 import type { AgentStatus } from '../../../src-main/core/trace/events'
 import { rootKey, type TreeState } from '../store/tree-state'
 import type { AgentFlowNode } from './AgentNodeView'
 import { layoutTree, type LayoutOptions, type TreeLayout } from './layout'
 
 export const layoutOptions: LayoutOptions = { nodeWidth: 256, nodeHeight: 138, gap: 28, levelHeight: 210 }
+
+/**
+ * Every node has a fixed size, so its size and handles are known without measuring the DOM.
+ * Otherwise xyflow mounts every node once to measure it, even off-screen ones (a second-long
+ * frame at 2,000 agents, on load and on each spawn), and holds fitView until all are measured.
+ */
+const nodeSize = { width: layoutOptions.nodeWidth, height: layoutOptions.nodeHeight }
+const nodeHandles: NonNullable<AgentFlowNode['handles']> = [
+  { type: 'target', position: Position.Top, x: layoutOptions.nodeWidth / 2, y: 0, width: 1, height: 1 },
+  { type: 'source', position: Position.Bottom, x: layoutOptions.nodeWidth / 2, y: layoutOptions.nodeHeight, width: 1, height: 1 },
+]
 
 export interface FlowNodes {
   nodes: AgentFlowNode[]
@@ -32,6 +43,8 @@ export function buildFlowNodes(
       data: dataFor(dataCache, id),
       width: layoutOptions.nodeWidth,
       height: layoutOptions.nodeHeight,
+      measured: nodeSize,
+      handles: nodeHandles,
       hidden: !layout.positions.has(id),
       connectable: false,
     })

@@ -1,0 +1,187 @@
+/**
+ * Graph benchmark: the built renderer (out/renderer) in Chromium, driven by a fake `window.arbor`
+ * that serves a generated job (bench/graph-page.ts), at 20 agents (the baseline), 200 and 2,000.
+ * Measures (1) selecting the job until the graph has settled, (2) one batch that changes every
+ * agent until two frames have painted, (3) frames per second while 200 events arrive every
+ * 100 ms, (4) one agent spawning until the graph has settled again; each as a ratio to the
+ * 20-agent run of the same invocation.
+ * Needs the build (npm run build). Run: node --import tsx bench/graph.ts [agents]
+ */
+import { existsSync, readFileSync, statSync } from 'node:fs'
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { extname, join, normalize, resolve, sep } from 'node:path'
+import { chromium, type Browser, type Page } from 'playwright-core'
+import { installBenchPage, type BenchPage, type FpsResult, type PageConfig, type SettleResult, type UpdateKind, type UpdateResult } from './graph-page'
+
+const largest = Number(process.argv[2] ?? 2000)
+const sizes = [20, 200, largest]
+const repeats = 3
+const viewport = { width: 1440, height: 900 }
+const fpsWindow = { durationMs: 3000, batchSize: 200, everyMs: 100 }
+const rendererDir = resolve(import.meta.dirname, '../out/renderer')
+const chromiumPath = process.env.ARBOR_CHROMIUM ?? '/usr/bin/chromium'
+const chromiumArgs = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+]
+
+if (!existsSync(join(rendererDir, 'index.html'))) {
+  console.error('bench/graph.ts needs the build (out/renderer/index.html): run npm run build first')
+  process.exit(2)
+}
+if (!existsSync(chromiumPath)) {
+  console.error(`bench/graph.ts needs Chromium at ${chromiumPath} (or set ARBOR_CHROMIUM)`)
+  process.exit(2)
+}
+
+const contentTypes: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.woff2': 'font/woff2',
+  '.json': 'application/json',
+}
+
+/** out/renderer as static files on 127.0.0.1, nothing else. */
+function serveRenderer(): Promise<Server> {
+  const server = createServer((request, response) => {
+    const pathname = decodeURIComponent(new URL(request.url ?? '/', 'http://127.0.0.1').pathname)
+    const file = normalize(join(rendererDir, pathname === '/' ? 'index.html' : pathname))
+    if (!file.startsWith(rendererDir + sep) || !existsSync(file) || !statSync(file).isFile()) {
+      response.writeHead(404).end('not found')
+      return
+    }
+    response.writeHead(200, { 'content-type': contentTypes[extname(file)] ?? 'application/octet-stream' })
+    response.end(readFileSync(file))
+  })
+  return new Promise((done) => server.listen(0, '127.0.0.1', () => done(server)))
+}
+
+interface SizeResult {
+  agents: number
+  select: SettleResult
+  spawn: SettleResult
+  toolCall: UpdateResult
+  agentEnd: UpdateResult
+  fps: FpsResult
+}
+
+type BenchGlobals = { __bench: BenchPage }
+const bench = (page: Page) => ({
+  spawn: () => page.evaluate(() => (globalThis as unknown as BenchGlobals).__bench.spawn()),
+  select: (jobId: string, prefix: string) =>
+    page.evaluate(([id, idPrefix]) => (globalThis as unknown as BenchGlobals).__bench.select(id, idPrefix), [jobId, prefix] as const),
+  update: (kind: UpdateKind) =>
+    page.evaluate((type) => (globalThis as unknown as BenchGlobals).__bench.update(type), kind),
+  fps: () =>
+    page.evaluate(
+      ({ durationMs, batchSize, everyMs }) => (globalThis as unknown as BenchGlobals).__bench.fps(durationMs, batchSize, everyMs),
+      fpsWindow,
+    ),
+})
+
+const median = <T>(values: T[], by: (value: T) => number): T => [...values].sort((a, b) => by(a) - by(b))[Math.floor(values.length / 2)]!
+
+async function measure(browser: Browser, url: string, agents: number): Promise<SizeResult> {
+  const config: PageConfig = { agents, benchJobId: 'job_bench', idleJobId: 'job_idle' }
+  const context = await browser.newContext({ viewport, deviceScaleFactor: 1 })
+  try {
+    const page = await context.newPage()
+    const errors: string[] = []
+    page.on('pageerror', (error) => errors.push(error.message))
+    // tsx keeps function names with a __name helper the page does not have.
+    await page.addInitScript({ content: `var __name = (fn) => fn;\n(${installBenchPage.toString()})(${JSON.stringify(config)})` })
+    await page.goto(url)
+    // The UI opens the newest job (the idle one) by itself.
+    await page.locator('[data-testid="agent-node"][data-agent-id="idle_root"]').waitFor({ timeout: 15_000 })
+    const run = bench(page)
+    const selects: SettleResult[] = []
+    for (let index = 0; index < repeats; index++) {
+      if (index > 0) await run.select(config.idleJobId, 'idle_')
+      selects.push(await run.select(config.benchJobId, 'bench_'))
+    }
+    if (selects.some((result) => result.timedOut)) throw new Error(`the ${agents}-agent graph did not settle within 20 s`)
+    // ARBOR_BENCH_SCREENSHOTS=DIR keeps a picture of each settled graph, to look at.
+    const shots = process.env.ARBOR_BENCH_SCREENSHOTS
+    if (shots) await page.screenshot({ path: `${shots}/graph-${agents}.png` })
+    const toolCalls: UpdateResult[] = []
+    for (let index = 0; index < repeats; index++) {
+      toolCalls.push(await run.update('tool.call'))
+      await run.update('tool.result')
+    }
+    const fps = await run.fps()
+    const agentEnds: UpdateResult[] = []
+    for (let index = 0; index < repeats; index++) {
+      agentEnds.push(await run.update('agent.end'))
+      if (index < repeats - 1) await run.update('agent.start')
+    }
+    const spawns: SettleResult[] = []
+    for (let index = 0; index < repeats; index++) spawns.push(await run.spawn())
+    if (spawns.some((result) => result.timedOut)) throw new Error(`the ${agents}-agent graph did not settle within 20 s of a spawn`)
+    if (errors.length > 0) throw new Error(`page errors: ${errors.join('; ')}`)
+    return {
+      agents,
+      select: median(selects, (result) => result.settledMs),
+      toolCall: median(toolCalls, (result) => result.twoFramesMs),
+      agentEnd: median(agentEnds, (result) => result.twoFramesMs),
+      spawn: median(spawns, (result) => result.settledMs),
+      fps,
+    }
+  } finally {
+    await context.close()
+  }
+}
+
+function report(results: SizeResult[], browserVersion: string): void {
+  const base = results[0]!
+  const ms = (value: number, baseline: number) => `${value.toFixed(1).padStart(7)} ms ${(value / baseline).toFixed(2).padStart(6)}x`
+  const fps = (value: number, baseline: number) => `${value.toFixed(1).padStart(7)} fps ${(value / baseline).toFixed(2).padStart(5)}x`
+  const count = (...values: number[]) => values.join(', ').padStart(7)
+  const rows: [string, (result: SizeResult) => string][] = [
+    ['select job -> first nodes painted', (r) => ms(r.select.firstMs, base.select.firstMs)],
+    ['select job -> graph settled', (r) => ms(r.select.settledMs, base.select.settledMs)],
+    ['  longest frame', (r) => ms(r.select.worstFrameMs, base.select.worstFrameMs)],
+    ['  agent-nodes in DOM: peak, settled', (r) => count(r.select.peakNodes, r.select.nodes)],
+    ['tool.call per agent -> 2 frames', (r) => ms(r.toolCall.twoFramesMs, base.toolCall.twoFramesMs)],
+    ['  rAF script of the applying frame', (r) => ms(r.toolCall.frameScriptMs, base.toolCall.frameScriptMs)],
+    ['agent.end per agent -> 2 frames', (r) => ms(r.agentEnd.twoFramesMs, base.agentEnd.twoFramesMs)],
+    ['  rAF script of the applying frame', (r) => ms(r.agentEnd.frameScriptMs, base.agentEnd.frameScriptMs)],
+    ['spawn one agent -> node count settled', (r) => ms(r.spawn.settledMs, base.spawn.settledMs)],
+    ['  longest frame', (r) => ms(r.spawn.worstFrameMs, base.spawn.worstFrameMs)],
+    ['  agent-nodes in DOM: peak, settled', (r) => count(r.spawn.peakNodes, r.spawn.nodes)],
+    [`fps, ${fpsWindow.batchSize} events / ${fpsWindow.everyMs} ms`, (r) => fps(r.fps.fps, base.fps.fps)],
+    ['  longest frame', (r) => ms(r.fps.worstFrameMs, base.fps.worstFrameMs)],
+    ['  frames over 50 ms', (r) => count(r.fps.longFrames)],
+  ]
+  console.log(
+    `graph bench: built renderer in Chromium ${browserVersion} (headless, --disable-gpu), ${viewport.width}x${viewport.height}; ` +
+      `select, updates and spawn: median of ${repeats}; ratios to the ${base.agents}-agent run`,
+  )
+  console.log('"graph settled": node count and viewport held still, so it includes the 200 ms fit-view animation')
+  const width = 38
+  console.log(`${''.padEnd(width)}${results.map((r) => `${r.agents} agents`.padStart(14).padEnd(25)).join('')}`)
+  for (const [name, cell] of rows) console.log(`${name.padEnd(width)}${results.map((r) => cell(r).padEnd(25)).join('')}`)
+}
+
+const server = await serveRenderer()
+let browser: Browser | undefined
+try {
+  browser = await chromium.launch({ executablePath: chromiumPath, headless: true, args: chromiumArgs })
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/index.html`
+  const results: SizeResult[] = []
+  for (const agents of sizes) results.push(await measure(browser, url, agents))
+  report(results, browser.version())
+} catch (error) {
+  console.error(`graph bench failed: ${error instanceof Error ? error.message : String(error)}`)
+  process.exitCode = 1
+} finally {
+  await browser?.close()
+  await new Promise((done) => server.close(done))
+}
