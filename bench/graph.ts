@@ -12,6 +12,7 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { extname, join, normalize, resolve, sep } from 'node:path'
 import { chromium, type Browser, type Page } from 'playwright-core'
+import { chromiumLaunchOptions } from '../e2e/support/chromium'
 import { installBenchPage, type BenchPage, type FpsResult, type PageConfig, type SettleResult, type UpdateKind, type UpdateResult } from './graph-page'
 
 const largest = Number(process.argv[2] ?? 2000)
@@ -20,22 +21,13 @@ const repeats = 3
 const viewport = { width: 1440, height: 900 }
 const fpsWindow = { durationMs: 3000, batchSize: 200, everyMs: 100 }
 const rendererDir = resolve(import.meta.dirname, '../out/renderer')
-const chromiumPath = process.env.ARBOR_CHROMIUM ?? '/usr/bin/chromium'
-const chromiumArgs = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-]
 
 if (!existsSync(join(rendererDir, 'index.html'))) {
   console.error('bench/graph.ts needs the build (out/renderer/index.html): run npm run build first')
   process.exit(2)
 }
-if (!existsSync(chromiumPath)) {
-  console.error(`bench/graph.ts needs Chromium at ${chromiumPath} (or set ARBOR_CHROMIUM)`)
+if (!existsSync(chromiumLaunchOptions.executablePath)) {
+  console.error(`bench/graph.ts needs Chromium at ${chromiumLaunchOptions.executablePath} (or set CHROMIUM_PATH)`)
   process.exit(2)
 }
 
@@ -173,7 +165,7 @@ function report(results: SizeResult[], browserVersion: string): void {
 const server = await serveRenderer()
 let browser: Browser | undefined
 try {
-  browser = await chromium.launch({ executablePath: chromiumPath, headless: true, args: chromiumArgs })
+  browser = await chromium.launch({ ...chromiumLaunchOptions, headless: true })
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/index.html`
   const results: SizeResult[] = []
   for (const agents of sizes) results.push(await measure(browser, url, agents))

@@ -1,26 +1,19 @@
-import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { mkdir, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { beforeEach, describe, expect, it } from 'vitest'
 import { builtinTools } from './builtin'
 import { maxListedEntries } from './list-files'
 import { resolveProjectPath } from './project-path'
+import { useSandbox } from './sandbox.testing'
 import { Toolset } from './toolset'
 import type { ToolContext } from './types'
 
-let base: string
+const sandbox = useSandbox('arbor-tools-')
 let project: string
 let outside: string
-beforeEach(async () => {
-  base = await mkdtemp(join(tmpdir(), 'arbor-tools-'))
-  project = join(base, 'project')
-  outside = join(base, 'outside')
-  await mkdir(project)
-  await mkdir(outside)
-  await writeFile(join(outside, 'secret.txt'), 'top secret\n')
-})
-afterEach(async () => {
-  await rm(base, { recursive: true, force: true })
+beforeEach(() => {
+  project = sandbox.project()
+  outside = sandbox.outside()
 })
 
 const toolset = () => new Toolset(builtinTools, ['read_file', 'list_files'])

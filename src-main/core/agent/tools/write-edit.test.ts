@@ -1,24 +1,17 @@
-import { mkdir, mkdtemp, readFile, readdir, rm, symlink, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { mkdir, readFile, readdir, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { beforeEach, describe, expect, it } from 'vitest'
 import { builtinTools } from './builtin'
+import { useSandbox } from './sandbox.testing'
 import { Toolset } from './toolset'
 import type { ToolContext } from './types'
 
-let base: string
+const sandbox = useSandbox('arbor-write-')
 let project: string
 let outside: string
-beforeEach(async () => {
-  base = await mkdtemp(join(tmpdir(), 'arbor-write-'))
-  project = join(base, 'project')
-  outside = join(base, 'outside')
-  await mkdir(project)
-  await mkdir(outside)
-  await writeFile(join(outside, 'secret.txt'), 'top secret\n')
-})
-afterEach(async () => {
-  await rm(base, { recursive: true, force: true })
+beforeEach(() => {
+  project = sandbox.project()
+  outside = sandbox.outside()
 })
 
 const run = (name: string, args: unknown) => {
