@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest'
 import { apiContract, type ApiNotification, type ArborApi } from '../src-main/core/api/contract'
-import { notificationChannel } from '../src-main/core/api/methods'
+import { notificationChannel, splitFieldErrors } from '../src-main/core/api/methods'
 
 // The preload runs only inside Electron's sandbox; here `electron` is a stand-in (the real
 // module is never loaded) that records what the preload exposes and sends.
@@ -15,6 +15,7 @@ const bridge = vi.hoisted(() => {
 })
 
 vi.mock('electron', () => ({
+  webUtils: { getPathForFile: () => '/dropped/trace.jsonl' },
   contextBridge: { exposeInMainWorld: (key: string, value: unknown) => bridge.exposed.push([key, value]) },
   ipcRenderer: {
     invoke: async (channel: string, input: unknown) => {
@@ -46,7 +47,7 @@ describe('preload', () => {
   it('exposes exactly one object, `arbor`, with one function per method and subscribe', () => {
     expect(bridge.exposed.map(([key]) => key)).toEqual(['arbor'])
     const api = exposedApi()
-    expect(Object.keys(api).sort()).toEqual([...Object.keys(apiContract), 'subscribe'].sort())
+    expect(Object.keys(api).sort()).toEqual([...Object.keys(apiContract), 'subscribe', 'pathForFile'].sort())
     for (const value of Object.values(api)) expect(typeof value).toBe('function')
   })
 
@@ -59,6 +60,13 @@ describe('preload', () => {
   it('throws an Error carrying the message of a failed result', async () => {
     bridge.reply = () => ({ ok: false, error: { code: 'not_found', message: 'job job_9 not found' } })
     await expect(exposedApi().getTree({ job_id: 'job_9' })).rejects.toThrow('job job_9 not found')
+  })
+
+  it("carries a refused form's fields, which only a message can take across contextBridge", async () => {
+    bridge.reply = () => ({ ok: false, error: { code: 'invalid_request', message: 'startJob: task: describe the task', fields: { task: 'describe the task' } } })
+    const error = await exposedApi().startJob({ kind: 'demo' }).catch((caught: unknown) => caught as Error)
+    expect(splitFieldErrors(error.message)).toEqual({ message: 'startJob: task: describe the task', fields: { task: 'describe the task' } })
+    expect(exposedApi().pathForFile?.('not a File')).toBe('')
   })
 
   it('passes notifications, not the IPC event, to subscribers until they unsubscribe', () => {

@@ -1,4 +1,4 @@
-import { contextBridge, ipcRenderer, type IpcRendererEvent } from 'electron'
+import { contextBridge, ipcRenderer, webUtils, type IpcRendererEvent } from 'electron'
 import type {
   ApiInput,
   ApiMethod,
@@ -7,7 +7,7 @@ import type {
   ApiResult,
   ArborApi,
 } from '../src-main/core/api/contract'
-import { ipcChannel, notificationChannel } from '../src-main/core/api/methods'
+import { fieldsMarker, ipcChannel, notificationChannel } from '../src-main/core/api/methods'
 
 /**
  * The sandboxed preload (built to CommonJS): exposes exactly one object, `window.arbor`, with
@@ -18,12 +18,20 @@ import { ipcChannel, notificationChannel } from '../src-main/core/api/methods'
 async function call<M extends ApiMethod>(method: M, input: ApiInput<M>): Promise<ApiOutputs[M]> {
   const result = (await ipcRenderer.invoke(ipcChannel(method), input)) as ApiResult<ApiOutputs[M]>
   if (result.ok) return result.value
-  throw new Error(result.error.message)
+  // Only a message survives contextBridge; the fields of a refused form ride along in it as JSON.
+  throw new Error(result.error.fields ? `${result.error.message}\n${fieldsMarker}${JSON.stringify(result.error.fields)}` : result.error.message)
 }
 
 const api = {
   getState: (input) => call('getState', input),
   openProject: (input) => call('openProject', input),
+  closeProject: (input) => call('closeProject', input),
+  listRecentProjects: (input) => call('listRecentProjects', input),
+  completePath: (input) => call('completePath', input),
+  chooseProjectFolder: (input) => call('chooseProjectFolder', input),
+  chooseTraceFile: (input) => call('chooseTraceFile', input),
+  listProfiles: (input) => call('listProfiles', input),
+  getJobDefaults: (input) => call('getJobDefaults', input),
   listJobs: (input) => call('listJobs', input),
   startJob: (input) => call('startJob', input),
   getTree: (input) => call('getTree', input),
@@ -34,6 +42,16 @@ const api = {
   setAutoApprove: (input) => call('setAutoApprove', input),
   decideApproval: (input) => call('decideApproval', input),
   exportJob: (input) => call('exportJob', input),
+  importTrace: (input) => call('importTrace', input),
+  getSettings: (input) => call('getSettings', input),
+  setProviderKey: (input) => call('setProviderKey', input),
+  clearProviderKey: (input) => call('clearProviderKey', input),
+  setProviderConfig: (input) => call('setProviderConfig', input),
+  testConnection: (input) => call('testConnection', input),
+  setPrice: (input) => call('setPrice', input),
+  resetPrice: (input) => call('resetPrice', input),
+  // A dropped file's path on disk (sandboxed renderers cannot see it); only a real File has one.
+  pathForFile: (file) => (file instanceof File ? webUtils.getPathForFile(file) : ''),
   subscribe(listener) {
     // The IPC event (which carries `sender`) never reaches the renderer; only the notification.
     const forward = (_event: IpcRendererEvent, notification: ApiNotification) => listener(notification)

@@ -1,17 +1,28 @@
-import { statSync } from 'node:fs'
 import path from 'node:path'
+import { readProjectInstructions } from './agent/project-instructions'
 import { loadProfiles, type LoadedProfiles } from './agent/profiles/load'
 import type { ApiHandlers, ApiNotification, ProjectInfo } from './api/contract'
-import { ApiFailure, notFound } from './api/errors'
-import { demoJob, scriptedJob } from './demo/demo-job'
+import type { KeyedProviderId } from './api/job-form'
+import type { EngineContext } from './handlers/context'
+import { exportFormats, importTrace, jobHandlers, type ExportFormatName } from './handlers/job-handlers'
+import { openProjectIn, projectHandlers } from './handlers/project-handlers'
+import { settingsHandlers } from './handlers/settings-handlers'
+import type { Environment } from './providers/connection'
+import { FileKeyStore, type KeyStore } from './settings/key-store'
+import { resolveConnectionFor } from './settings/providers'
+import { AppSettings } from './store/app-settings'
 import { openDatabase } from './store/database'
-import { exportJobJsonl } from './store/export'
+import { exportJob } from './store/export'
+import type { ImportResult } from './store/import-job'
 import { endInterruptedJobs } from './store/interrupted'
-import { getAgent, getAgents, getEvents, getJob, lastSeq, listJobs } from './store/queries'
+import { getJob } from './store/queries'
 import { TraceWriter } from './store/trace-writer'
 import type { ProcessHost } from './supervisor/process-host'
+import type { JobContext } from './supervisor/runtime'
 import { Supervisor } from './supervisor/supervisor'
 import type { JobSettings } from './trace/model'
+
+export { defaultSettings } from './handlers/job-handlers'
 
 export interface EngineOptions {
   dbFile: string
@@ -21,6 +32,10 @@ export interface EngineOptions {
   nativeBinding?: string
   /** Time between asking an agent to end and forcing it. */
   killGraceMs?: number
+  /** Where keys entered in settings are kept; default `keys.json` (mode 0600, not encrypted) beside the database. */
+  keys?: KeyStore
+  /** Where keys and base URLs are also looked for; default the process environment. */
+  env?: Environment
 }
 
 export interface Engine {
@@ -34,116 +49,39 @@ export interface Engine {
   waitForJob(jobId: string): Promise<void>
   /** Streams a job's trace JSONL (the `serve` download route, `arbor demo --export`). */
   exportJsonl(jobId: string, out: NodeJS.WritableStream | string): Promise<number>
+  /** Streams a job in either export format. */
+  exportTrace(jobId: string, out: NodeJS.WritableStream | string, format: ExportFormatName): Promise<number>
+  /** Imports a trace JSONL read-only (`arbor import`, `open`, uploads). Throws naming the bad line. */
+  importTrace(file: string): ImportResult
   close(): Promise<void>
 }
 
-export const defaultSettings = (overrides: Partial<JobSettings> = {}): JobSettings => ({
-  provider: 'scripted',
-  model: 'scripted',
-  light_model: null,
-  profile: 'general',
-  max_depth: 1,
-  max_concurrent_children: 3,
-  job_token_budget: null,
-  job_cost_budget: null,
-  ...overrides,
-})
-
-/** The engine behind every UI and the CLI: store, trace writer, supervisor and the API handlers. */
+/** The engine behind every UI and the CLI: store, trace writer, supervisor, settings and the API handlers. */
 export function createEngine(options: EngineOptions): Engine {
   const db = openDatabase(options.dbFile, { nativeBinding: options.nativeBinding })
   const writer = new TraceWriter(db)
   endInterruptedJobs(db, writer)
-  const supervisor = new Supervisor({ sink: writer, host: options.processHost, killGraceMs: options.killGraceMs })
+  const settings = new AppSettings(db)
+  const keys = options.keys ?? new FileKeyStore(path.join(path.dirname(path.resolve(options.dbFile)), 'keys.json'))
+  const env = options.env ?? process.env
+  const jobContext = (project: string, jobSettings: JobSettings): JobContext => {
+    let connection: JobContext['connection'] = null
+    if (jobSettings.provider !== 'scripted') {
+      const resolved = resolveConnectionFor(jobSettings.provider as KeyedProviderId, jobSettings.base_url, { settings, keys, env })
+      // No key: the root's first model call fails with a message that says where to put one.
+      if (!('error' in resolved)) connection = resolved
+    }
+    return { connection, prices: settings.prices(), instructions: readProjectInstructions(project) }
+  }
+  const supervisor = new Supervisor({ sink: writer, host: options.processHost, killGraceMs: options.killGraceMs, jobContext })
   const listeners = new Set<(notification: ApiNotification) => void>()
   writer.onCommit((events) => {
     for (const listener of listeners) listener({ kind: 'events', events })
   })
-  let project: ProjectInfo | null = null
+  const context: EngineContext = { db, writer, supervisor, settings, keys, env, project: null, profilesFor: (dir) => loadProfiles(dir) }
+  if (options.projectDir) openProjectIn(context, options.projectDir)
 
-  const openProject = (dir: string): ProjectInfo => {
-    const resolved = path.resolve(dir)
-    if (!statSync(resolved, { throwIfNoEntry: false })?.isDirectory()) {
-      throw new ApiFailure('invalid_request', `not a folder: ${resolved}`)
-    }
-    project = { path: resolved, name: path.basename(resolved) }
-    return project
-  }
-  if (options.projectDir) openProject(options.projectDir)
-
-  const profilesFor = (projectDir: string): LoadedProfiles => loadProfiles(projectDir)
-
-  const requireProject = (): ProjectInfo => {
-    if (!project) throw new ApiFailure('conflict', 'open a project folder first')
-    return project
-  }
-  const requireJob = (jobId: string) => getJob(db, jobId) ?? (() => { throw notFound(`job ${jobId}`) })()
-
-  const handlers: ApiHandlers = {
-    getState: async () => ({ project, all_paused: supervisor.spawningPausedForAll }),
-    openProject: async ({ path: dir }) => ({ project: openProject(dir) }),
-    listJobs: async () => ({ jobs: listJobs(db, project?.path) }),
-    startJob: async (input) => {
-      const { path: projectDir } = requireProject()
-      const planned = input.kind === 'demo' ? await demoJob(projectDir) : await scriptedJob(projectDir, input.task?.trim() || 'Explore this project')
-      const settings = defaultSettings({
-        max_depth: input.max_depth ?? 1,
-        max_concurrent_children: input.max_concurrent_children ?? 3,
-        script: planned.script,
-      })
-      const jobId = supervisor.startJob({
-        project: projectDir,
-        task: planned.task,
-        settings,
-        loadedProfiles: profilesFor(projectDir),
-        autoApprove: input.auto_approve,
-        spawnPaused: input.spawn_paused,
-      })
-      writer.flush()
-      return { job_id: jobId }
-    },
-    getTree: async ({ job_id }) => {
-      writer.flush()
-      // Synchronous from flush to the last read, so no batch commits in between.
-      return {
-        job: requireJob(job_id),
-        agents: getAgents(db, job_id),
-        last_seq: lastSeq(db, job_id),
-        approvals: supervisor.pendingApprovals(job_id).map((approval) => ({ ...approval, job_id })),
-      }
-    },
-    getEvents: async ({ agent_id, after_seq, limit }) => {
-      writer.flush()
-      return { events: getEvents(db, agent_id, after_seq, limit) }
-    },
-    setSpawnPaused: async ({ job_id, paused }) => {
-      if (job_id !== null) requireJob(job_id)
-      supervisor.setSpawnPaused(job_id, paused)
-      return { paused }
-    },
-    killAgent: async ({ agent_id }) => {
-      if (!getAgent(db, agent_id)) throw notFound(`agent ${agent_id}`)
-      return { killed: supervisor.kill(agent_id) }
-    },
-    cancelSpawn: async ({ agent_id }) => ({ cancelled: supervisor.cancelSpawn(agent_id) }),
-    setAutoApprove: async ({ job_id, value }) => {
-      requireJob(job_id)
-      supervisor.setAutoApprove(job_id, value)
-      return { value }
-    },
-    decideApproval: async ({ approval_id, decision }) => {
-      if (!supervisor.decideApproval(approval_id, decision)) throw notFound(`pending approval ${approval_id}`)
-      return { decided: true }
-    },
-    exportJob: async ({ job_id, path: target }) => {
-      requireJob(job_id)
-      writer.flush()
-      // The Electron shell fills in the path from a save dialog; browsers download /export/<job>.jsonl.
-      if (!target) throw new ApiFailure('invalid_request', 'exportJob needs a path')
-      const lines = await exportJobJsonl(db, job_id, target)
-      return { path: target, lines }
-    },
-  }
+  const handlers: ApiHandlers = { ...projectHandlers(context), ...jobHandlers(context), ...settingsHandlers(context) }
 
   const waitForJob = (jobId: string): Promise<void> =>
     new Promise((resolve) => {
@@ -160,6 +98,12 @@ export function createEngine(options: EngineOptions): Engine {
       })
     })
 
+  const exportTrace = (jobId: string, out: NodeJS.WritableStream | string, format: ExportFormatName): Promise<number> => {
+    if (!getJob(db, jobId)) return Promise.reject(new Error(`job ${jobId} not found`))
+    writer.flush()
+    return exportJob(db, jobId, out, exportFormats[format]())
+  }
+
   return {
     handlers,
     supervisor,
@@ -167,14 +111,12 @@ export function createEngine(options: EngineOptions): Engine {
       listeners.add(listener)
       return () => listeners.delete(listener)
     },
-    openProject,
-    profilesFor,
+    openProject: (dir) => openProjectIn(context, dir),
+    profilesFor: context.profilesFor,
     waitForJob,
-    exportJsonl: (jobId, out) => {
-      requireJob(jobId)
-      writer.flush()
-      return exportJobJsonl(db, jobId, out)
-    },
+    exportJsonl: (jobId, out) => exportTrace(jobId, out, 'jsonl'),
+    exportTrace,
+    importTrace: (file) => importTrace(context, file),
     async close() {
       await supervisor.shutdown()
       writer.close()

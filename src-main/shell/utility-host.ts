@@ -1,6 +1,7 @@
 import { createInterface } from 'node:readline'
 import type { ForkOptions, UtilityProcess } from 'electron'
 import type { AgentProcess, ProcessHost } from '../core/supervisor/process-host'
+import { withoutProviderKeys } from '../core/supervisor/agent-env'
 import type { ToAgent } from '../core/supervisor/protocol'
 
 /**
@@ -26,7 +27,7 @@ export function createUtilityProcessHost(options: UtilityHostOptions): ProcessHo
       const child = options.fork(options.agentScript, [], {
         serviceName: 'arbor-agent',
         stdio: 'pipe',
-        env: { ...process.env, ARBOR_AGENT_ID: agentId },
+        env: { ...withoutProviderKeys(process.env), ARBOR_AGENT_ID: agentId },
       })
       forwardOutput(child, agentId, log)
       return wrapUtilityProcess(child, log, agentId)

@@ -37,7 +37,7 @@ async function exitAfterFlush(code: number): Promise<never> {
 }
 
 async function start(init: AgentInit): Promise<void> {
-  const provider = createProvider(init.provider, { sleep })
+  const provider = createProvider(init.provider, { sleep, prices: init.prices })
   const outcome = await runAgent({ init, provider, tools: builtinTools, link, clock, ids: () => `call_${randomUUID()}`, signal: stop.signal })
   finished = true
   link.done(outcome)

@@ -1,6 +1,8 @@
 import { z } from 'zod'
+import type { ModelPrice } from '../providers/pricing'
 import type { TraceEvent } from '../trace/events'
 import type { AgentNode, Job } from '../trace/model'
+import { keyedProviderIds, newJobSchema, type KeyedProviderId, type NewJob } from './job-form'
 
 /**
  * The one API between a UI (Electron renderer over IPC, or a browser over the `serve`
@@ -13,16 +15,33 @@ export const apiContract = {
   getState: z.object({}).strict(),
   openProject: z.object({ path: z.string().min(1).max(4096) }).strict(),
   listJobs: z.object({}).strict(),
-  startJob: z
-    .object({
-      kind: z.enum(['demo', 'scripted']),
-      task: z.string().max(20_000).optional(),
-      spawn_paused: z.boolean().optional(),
-      auto_approve: z.boolean().optional(),
-      max_depth: z.number().int().min(0).max(8).optional(),
-      max_concurrent_children: z.number().int().min(1).max(64).optional(),
-    })
-    .strict(),
+  closeProject: z.object({}).strict(),
+  listRecentProjects: z.object({}).strict(),
+  /** Folders whose path starts with `prefix` (the start screen's path field under `serve`). */
+  completePath: z.object({ prefix: z.string().max(4096) }).strict(),
+  /** The app's folder dialog; only the desktop shell answers it. */
+  chooseProjectFolder: z.object({}).strict(),
+  /** The app's open-trace dialog; only the desktop shell answers it. */
+  chooseTraceFile: z.object({}).strict(),
+  listProfiles: z.object({}).strict(),
+  /** The new-job form's starting values: the last settings used in this project. */
+  getJobDefaults: z.object({}).strict(),
+  startJob: z.discriminatedUnion('kind', [
+    z.object({ kind: z.literal('demo'), spawn_paused: z.boolean().optional(), auto_approve: z.boolean().optional() }).strict(),
+    /** The scripted plan with the user's task (no key needed). */
+    z
+      .object({
+        kind: z.literal('scripted'),
+        task: z.string().max(20_000).optional(),
+        spawn_paused: z.boolean().optional(),
+        auto_approve: z.boolean().optional(),
+        max_depth: z.number().int().min(0).max(8).optional(),
+        max_concurrent_children: z.number().int().min(1).max(64).optional(),
+      })
+      .strict(),
+    /** A job from the new-job form. */
+    z.object({ kind: z.literal('agent'), job: newJobSchema }).strict(),
+  ]),
   getTree: z.object({ job_id: id }).strict(),
   getEvents: z
     .object({
@@ -37,8 +56,45 @@ export const apiContract = {
   setAutoApprove: z.object({ job_id: id, value: z.boolean() }).strict(),
   decideApproval: z.object({ approval_id: id, decision: z.enum(['approved', 'denied']) }).strict(),
   exportJob: z
-    .object({ job_id: id, path: z.string().min(1).max(4096).optional(), format: z.enum(['jsonl']).optional() })
+    .object({ job_id: id, path: z.string().min(1).max(4096).optional(), format: z.enum(['jsonl', 'otlp']).optional() })
     .strict(),
+  /** Imports a trace JSONL read-only; the shell's dialog and drop fill in the path. */
+  importTrace: z.object({ path: z.string().min(1).max(4096) }).strict(),
+  getSettings: z.object({}).strict(),
+  /** Write-only: the key is never sent back, only whether one is set and its last four characters. */
+  setProviderKey: z.object({ provider: z.enum(keyedProviderIds), key: z.string().trim().min(8, 'too short for an API key').max(1000) }).strict(),
+  clearProviderKey: z.object({ provider: z.enum(keyedProviderIds) }).strict(),
+  setProviderConfig: z
+    .object({
+      provider: z.enum(keyedProviderIds),
+      base_url: newJobSchema.shape.base_url,
+      model: newJobSchema.shape.model,
+      light_model: newJobSchema.shape.light_model,
+    })
+    .strict(),
+  /** One tiny real request with the provider's saved settings (or the given base URL and model). */
+  testConnection: z
+    .object({
+      provider: z.enum(keyedProviderIds),
+      base_url: newJobSchema.shape.base_url.optional(),
+      model: newJobSchema.shape.model.optional(),
+    })
+    .strict(),
+  setPrice: z
+    .object({
+      model: z.string().trim().min(1).max(200),
+      price: z
+        .object({
+          input: z.number().nonnegative().max(10_000),
+          output: z.number().nonnegative().max(10_000),
+          cache_read: z.number().nonnegative().max(10_000),
+          cache_write: z.number().nonnegative().max(10_000),
+        })
+        .strict(),
+    })
+    .strict(),
+  /** Drops an edit: a built-in model gets its built-in price back, a model the user added goes. */
+  resetPrice: z.object({ model: z.string().trim().min(1).max(200) }).strict(),
 } as const
 
 export type ApiMethod = keyof typeof apiContract
@@ -58,10 +114,85 @@ export interface PendingApproval {
   reason: string
 }
 
+export interface RecentProject extends ProjectInfo {
+  opened_at: string
+  /** The folder is gone (moved or deleted) since it was last opened. */
+  missing: boolean
+}
+
+export interface ProfileInfo {
+  name: string
+  description: string
+  /** `builtin`, or the project-relative file it came from. */
+  source: string
+  model: string
+  can_delegate: boolean
+}
+
+export interface ProfileList {
+  profiles: ProfileInfo[]
+  errors: Array<{ file: string; field: string; message: string }>
+  warnings: Array<{ file: string; message: string }>
+}
+
+/** Where a provider's key comes from. The key itself never leaves the engine. */
+export interface KeyInfo {
+  source: 'environment' | 'stored' | 'none'
+  /** The environment variable read, e.g. OPENAI_API_KEY. */
+  env_var: string | null
+  last4: string | null
+}
+
+export interface ProviderInfo {
+  id: KeyedProviderId
+  label: string
+  key: KeyInfo
+  /** The base URL jobs use, and where it comes from. */
+  base_url: string | null
+  base_url_source: 'settings' | 'environment' | 'default'
+  default_base_url: string
+  model: string
+  light_model: string | null
+}
+
+export interface PriceRow extends ModelPrice {
+  model: string
+  /** `builtin` as shipped, `edited` a built-in changed by the user, `custom` a model the user added. */
+  source: 'builtin' | 'edited' | 'custom'
+}
+
+export interface KeyStorageInfo {
+  encrypted: boolean
+  /** Shown in settings, e.g. "~/.local/share/arbor/keys.json (not encrypted, readable only by you)". */
+  description: string
+  /** False when keys cannot be stored here (e.g. no OS keyring for safeStorage). */
+  available: boolean
+}
+
+export interface SettingsView {
+  providers: ProviderInfo[]
+  prices: PriceRow[]
+  key_storage: KeyStorageInfo
+}
+
+export type ConnectionTest =
+  | { ok: true; latency_ms: number; model: string; answer: string }
+  | { ok: false; latency_ms: number; status: number | null; message: string }
+
 export interface ApiOutputs {
   getState: { project: ProjectInfo | null; all_paused: boolean }
   openProject: { project: ProjectInfo }
-  listJobs: { jobs: Job[] }
+  closeProject: { project: null }
+  listRecentProjects: { projects: RecentProject[] }
+  completePath: { entries: string[] }
+  /** `project` is null when the user dismissed the dialog. */
+  chooseProjectFolder: { project: ProjectInfo | null }
+  /** `job_id` is null when the user dismissed the dialog. */
+  chooseTraceFile: { job_id: string | null }
+  listProfiles: ProfileList
+  getJobDefaults: { job: NewJob }
+  /** `waiting`: pending approvals of the root agent, by job. */
+  listJobs: { jobs: Job[]; waiting: Record<string, number> }
   startJob: { job_id: string }
   /** `last_seq`: the newest event the snapshot includes; apply live events after it. */
   getTree: { job: Job; agents: AgentNode[]; last_seq: number; approvals: PendingApproval[] }
@@ -73,6 +204,15 @@ export interface ApiOutputs {
   decideApproval: { decided: boolean }
   /** `path` is null when the user dismissed a save dialog. */
   exportJob: { path: string | null; lines: number }
+  /** `existing`: the trace's job was already in the database, nothing was written. */
+  importTrace: { job_id: string; events: number; existing: boolean }
+  getSettings: SettingsView
+  setProviderKey: { key: KeyInfo }
+  clearProviderKey: { key: KeyInfo }
+  setProviderConfig: { provider: ProviderInfo }
+  testConnection: ConnectionTest
+  setPrice: { prices: PriceRow[] }
+  resetPrice: { prices: PriceRow[] }
 }
 
 export type ApiHandlers = { [M in ApiMethod]: (input: ApiInput<M>) => Promise<ApiOutputs[M]> }
@@ -85,12 +225,16 @@ export interface ApiNotification {
 
 /** Errors crossing a process, IPC or WebSocket boundary travel as plain data. */
 export interface ApiError {
-  code: 'invalid_request' | 'unknown_method' | 'not_found' | 'conflict' | 'internal'
+  code: 'invalid_request' | 'unknown_method' | 'not_found' | 'conflict' | 'unsupported' | 'internal'
   message: string
+  /** Field by field, when a form's input was refused (startJob). */
+  fields?: Record<string, string>
 }
 export type ApiResult<T> = { ok: true; value: T } | { ok: false; error: ApiError }
 
 /** The object a UI holds: one method per contract entry, plus a subscription. */
 export type ArborApi = ApiHandlers & {
   subscribe(listener: (notification: ApiNotification) => void): () => void
+  /** Desktop only: the path on disk of a file dropped on the window ('' when it has none). */
+  pathForFile?(file: unknown): string
 }

@@ -19,15 +19,28 @@ export function createDispatcher(handlers: ApiHandlers, onInternalError?: (error
       const detail = parsed.error.issues
         .map((issue) => `${issue.path.join('.') || '(input)'}: ${issue.message}`)
         .join('; ')
-      return { ok: false, error: { code: 'invalid_request', message: `${name}: ${detail}` } }
+      return { ok: false, error: { code: 'invalid_request', message: `${name}: ${detail}`, fields: issueFields(parsed.error.issues) } }
     }
     try {
       const handler = handlers[name] as (value: unknown) => Promise<unknown>
       return { ok: true, value: await handler(parsed.data) }
     } catch (error) {
-      if (error instanceof ApiFailure) return { ok: false, error: { code: error.code, message: error.message } }
+      if (error instanceof ApiFailure) {
+        return { ok: false, error: { code: error.code, message: error.message, ...(error.fields ? { fields: error.fields } : {}) } }
+      }
       onInternalError?.(error)
       return { ok: false, error: { code: 'internal', message: error instanceof Error ? error.message : String(error) } }
     }
   }
+}
+
+/** The first message per field of a form (`startJob`'s `job.task` is the field `task`). */
+function issueFields(issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>): Record<string, string> {
+  const fields: Record<string, string> = {}
+  for (const issue of issues) {
+    const path = issue.path.filter((part): part is string => typeof part === 'string' && part !== 'job')
+    const field = path[0] ?? 'form'
+    fields[field] ??= issue.message
+  }
+  return fields
 }

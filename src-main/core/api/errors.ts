@@ -5,6 +5,8 @@ export class ApiFailure extends Error {
   constructor(
     readonly code: ApiError['code'],
     message: string,
+    /** Field-by-field messages of a refused form. */
+    readonly fields?: Record<string, string>,
   ) {
     super(message)
     this.name = 'ApiFailure'

@@ -9,11 +9,15 @@ export class ProviderError extends Error {
   constructor(
     readonly code: ProviderErrorCode,
     message: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; status?: number | null },
   ) {
     super(message, options)
     this.name = 'ProviderError'
+    this.status = options?.status ?? null
   }
+
+  /** The HTTP status the API answered with, when it answered. */
+  readonly status: number | null
 
   static isInstance(value: unknown): value is ProviderError {
     return value instanceof ProviderError

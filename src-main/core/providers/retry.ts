@@ -85,7 +85,7 @@ function giveUp(options: RetryOptions, failure: AttemptFailure, attempts: number
   const partial = yielded ? ' (after part of the reply had streamed)' : ''
   const hint = failure.code === 'auth' ? ` (check ${options.provider.toUpperCase()}_API_KEY)` : ''
   const message = redact(`${options.provider}: ${status}${failure.detail}${after}${partial}${hint}`, options.secrets)
-  return new ProviderError(failure.code, message, { cause: failure.cause })
+  return new ProviderError(failure.code, message, { cause: failure.cause, status: failure.status })
 }
 
 /** Removes the given secrets and anything shaped like an API key (`sk-…`, masked or not). */

@@ -100,7 +100,9 @@ export async function exportJob(
     await rename(temporary, out)
     return count
   } catch (error) {
+    // The file may still be opening: wait for it to close, or the temp file appears after rm.
     file.destroy()
+    await finished(file).catch(() => undefined)
     await rm(temporary, { force: true })
     throw error
   }
@@ -117,8 +119,11 @@ async function writeTrace(
   if (!jobRow) throw new StoreError(`Job ${jobId} not found`)
   const lastSeq = db.prepare<[string], { seq: number | null }>('SELECT max(seq) AS seq FROM events WHERE job_id = ?').get(jobId)
   const maxSeq = lastSeq?.seq ?? 0
-  const chunk = db.prepare<[string, number, number, number], EventRow>(
-    `SELECT ${eventColumns} FROM events WHERE job_id = ? AND seq > ? AND seq <= ? ORDER BY seq LIMIT ?`,
+  // An imported event is written with the seq it had in its file (`source_seq`); paging goes by
+  // the stored seq.
+  const exportedColumns = eventColumns.replace(/^seq, /, 'seq AS stored_seq, COALESCE(source_seq, seq) AS seq, ')
+  const chunk = db.prepare<[string, number, number, number], EventRow & { stored_seq: number }>(
+    `SELECT ${exportedColumns} FROM events WHERE job_id = ? AND events.seq > ? AND events.seq <= ? ORDER BY events.seq LIMIT ?`,
   )
   const chunkRows = Math.max(1, options.chunkRows ?? 1000)
   const watcher = new StreamWatcher(out)
@@ -133,7 +138,7 @@ async function writeTrace(
       let blocked = false
       for (const row of chunk.iterate(jobId, afterSeq, maxSeq, chunkRows)) {
         rows++
-        afterSeq = row.seq
+        afterSeq = row.stored_seq
         const text = format.event(row)
         if (text && !out.write(text)) {
           blocked = true

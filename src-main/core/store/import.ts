@@ -40,17 +40,19 @@ export interface ParsedTrace {
  * are skipped.
  */
 export function parseTrace(input: string | Iterable<string>): ParsedTrace {
-  const reader = new TraceReader()
+  const events: TraceEvent[] = []
+  const reader = new TraceReader((event) => events.push(event))
   for (const line of typeof input === 'string' ? input.split('\n') : input) reader.push(line)
-  return reader.finish()
+  return { header: reader.finish(), events }
 }
 
 /** Same as parseTrace, reading a file line by line. */
 export async function readTraceFile(path: string): Promise<ParsedTrace> {
-  const reader = new TraceReader()
+  const events: TraceEvent[] = []
+  const reader = new TraceReader((event) => events.push(event))
   const lines = createInterface({ input: createReadStream(path, 'utf8'), crlfDelay: Infinity })
   for await (const line of lines) reader.push(line)
-  return reader.finish()
+  return { header: reader.finish(), events }
 }
 
 /** Rebuilds the delegation tree by folding the same reducer the store applies. */
@@ -72,11 +74,30 @@ export function jobFromTrace(trace: ParsedTrace): Job {
   return job
 }
 
-class TraceReader {
+/**
+ * Checks a trace one line at a time and hands each valid event on, so a file of any size is read
+ * without holding it: `onHeader` sees the header before the first event, `onEvent` each event.
+ * The first bad line throws TraceParseError naming its 1-based number.
+ */
+export class TraceReader {
   private lineNumber = 0
   private header: TraceHeader | null = null
-  private readonly events: TraceEvent[] = []
   private lastSeq = 0
+  private sawJobEnd = false
+
+  constructor(
+    private readonly onEvent: (event: TraceEvent, line: number) => void,
+    private readonly onHeader?: (header: TraceHeader, line: number) => void,
+  ) {}
+
+  get line(): number {
+    return this.lineNumber
+  }
+
+  /** Whether a `job.end` event was read: a trace of a finished job that has none was cut short. */
+  get ended(): boolean {
+    return this.sawJobEnd
+  }
 
   push(raw: string): void {
     this.lineNumber++
@@ -88,13 +109,23 @@ class TraceReader {
     } catch (error) {
       this.fail(`not valid JSON (${(error as Error).message})`)
     }
-    if (this.header) this.pushEvent(value, this.header)
-    else this.header = this.parseHeader(value)
+    if (this.header) return this.pushEvent(value, this.header)
+    this.header = this.parseHeader(value)
+    this.onHeader?.(this.header, this.lineNumber)
   }
 
-  finish(): ParsedTrace {
+  finish(): TraceHeader {
     if (!this.header) throw new TraceParseError(Math.max(1, this.lineNumber), 'the trace is empty: no trace.header line')
-    return { header: this.header, events: this.events }
+    return this.header
+  }
+
+  /** Also refuses a trace whose header says the job ended but whose `job.end` line is missing. */
+  finishComplete(): TraceHeader {
+    const header = this.finish()
+    if (header.job.status !== 'running' && !this.sawJobEnd) {
+      this.fail(`the file ends before the job's job.end event (the header says the job ${header.job.status}): it looks truncated`)
+    }
+    return header
   }
 
   private parseHeader(value: unknown): TraceHeader {
@@ -119,7 +150,8 @@ class TraceReader {
     if (event.seq <= this.lastSeq) this.fail(`seq ${event.seq} is not greater than the previous event's seq ${this.lastSeq}`)
     if (event.job_id !== header.job.id) this.fail(`job_id ${event.job_id} does not match the header's job ${header.job.id}`)
     this.lastSeq = event.seq
-    this.events.push(event)
+    if (event.type === 'job.end') this.sawJobEnd = true
+    this.onEvent(event, this.lineNumber)
   }
 
   private fail(detail: string): never {

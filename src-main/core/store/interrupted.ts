@@ -10,7 +10,7 @@ import type { TraceWriter } from './trace-writer'
  * a `job.end` with status `interrupted` and the usage its agents had reached. Returns the job ids.
  */
 export function endInterruptedJobs(db: SqliteDatabase, writer: TraceWriter, now: () => Date = () => new Date()): string[] {
-  const leftovers = listJobs(db).filter((job) => job.status === 'running')
+  const leftovers = listJobs(db).filter((job) => job.status === 'running' && !job.imported)
   for (const job of leftovers) {
     const ts = now().toISOString()
     for (const agent of getAgents(db, job.id)) {

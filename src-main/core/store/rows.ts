@@ -15,6 +15,7 @@ export interface JobRow {
   spawn_paused: number
   usage: string
   cost_usd: number | null
+  imported: number
 }
 
 export interface AgentRow {
@@ -63,6 +64,8 @@ export const jobFromRow = (row: JobRow): Job => ({
   spawn_paused: row.spawn_paused === 1,
   usage: JSON.parse(row.usage) as Usage,
   cost_usd: row.cost_usd,
+  // Only imported jobs carry the flag, so a live job reads the same as it did before imports existed.
+  ...(row.imported === 1 ? { imported: true } : {}),
 })
 
 export const jobToRow = (job: Job): JobRow => ({
@@ -77,6 +80,7 @@ export const jobToRow = (job: Job): JobRow => ({
   spawn_paused: job.spawn_paused ? 1 : 0,
   usage: JSON.stringify(job.usage),
   cost_usd: job.cost_usd,
+  imported: job.imported ? 1 : 0,
 })
 
 export const agentFromRow = (row: AgentRow): AgentNode => ({
@@ -117,7 +121,7 @@ export const eventFromRow = (row: EventRow): TraceEvent => ({
 
 /** Column lists kept next to the row types so every SELECT returns exactly a row. */
 export const jobColumns =
-  'id, project, task, settings, status, created_at, ended_at, auto_approve, spawn_paused, usage, cost_usd'
+  'id, project, task, settings, status, created_at, ended_at, auto_approve, spawn_paused, usage, cost_usd, imported'
 export const agentColumns =
   'id, job_id, parent_id, depth, label, profile, model, task, status, terminal_reason, current_tool, steps, ' +
   'max_steps, total_token_budget, usage, cost_usd, created_at, started_at, ended_at, last_event_at'

@@ -1,3 +1,4 @@
+import { withInstructions } from '../agent/project-instructions'
 import { resolveModel } from '../agent/profiles'
 import { describeProfiles } from '../agent/profiles/describe'
 import type { AgentInit } from './protocol'
@@ -9,22 +10,35 @@ export const modelFor = (agent: AgentRuntime): string =>
 
 /** The `start` message's payload: everything an agent process knows of its job (never an API key). */
 export function agentInit(agent: AgentRuntime, firstMessage: string): AgentInit {
+  const instructions = instructionsFor(agent)
   return {
     agent_id: agent.id,
     job_id: agent.job.id,
     depth: agent.depth,
     project_dir: agent.job.project,
-    profile: agent.profile,
+    profile: instructions ? { ...agent.profile, system_prompt: withInstructions(agent.profile.system_prompt, instructions) } : agent.profile,
     first_message: firstMessage,
     spawnable_profiles: agent.profile.can_delegate ? describeProfiles(agent.job.profiles) : undefined,
     provider: providerFor(agent),
+    prices: agent.job.context.prices,
   }
 }
+
+/** The project's instructions reach the root only; subagents get a self-contained task instead. */
+export const instructionsFor = (agent: AgentRuntime) => (agent.parent === null ? (agent.job.context.instructions ?? null) : null)
 
 function providerFor(agent: AgentRuntime): AgentInit['provider'] {
   const settings = agent.job.settings
   const model = agent.model ?? settings.model
-  if (settings.provider !== 'scripted') return { kind: settings.provider, model, base_url: settings.base_url ?? null }
+  if (settings.provider !== 'scripted') {
+    const connection = agent.job.context.connection
+    return {
+      kind: settings.provider === 'anthropic' ? 'anthropic' : 'openai',
+      model,
+      base_url: connection?.base_url ?? settings.base_url ?? null,
+      api_key: connection?.api_key ?? null,
+    }
+  }
   const plan = settings.script
   const script = !plan ? [] : agent.parent ? (plan.children[agent.label] ?? []) : plan.root
   return { kind: 'scripted', model, script }

@@ -55,10 +55,15 @@ export class ApprovalDesk {
     }))
   }
 
-  /** An agent that ended has nothing left to approve. */
-  dropFor(agent: AgentRuntime): void {
+  /**
+   * An agent that ends has nothing left to approve: each of its pending requests is recorded as
+   * denied (by the user when they killed it), so the trace never leaves a request open.
+   */
+  denyAllFor(agent: AgentRuntime, by: ApprovalDecider, reason: string): void {
     for (const [approvalId, pending] of agent.job.approvals) {
-      if (pending.agent === agent) agent.job.approvals.delete(approvalId)
+      if (pending.agent !== agent) continue
+      agent.job.approvals.delete(approvalId)
+      this.trace.agent(agent, 'approval.decision', { approval_id: approvalId, decision: 'denied', by, reason })
     }
   }
 

@@ -1,5 +1,6 @@
 import { fork, type ChildProcess } from 'node:child_process'
 import type { AgentProcess, ProcessHost } from './process-host'
+import { withoutProviderKeys } from './agent-env'
 import type { ToAgent } from './protocol'
 
 export interface ForkHostOptions {
@@ -17,7 +18,7 @@ export class ForkProcessHost implements ProcessHost {
   spawn({ agentId }: { agentId: string }): AgentProcess {
     const child = fork(this.options.entry, [], {
       execArgv: this.options.execArgv ?? [],
-      env: { ...process.env, ...this.options.env, ARBOR_AGENT_ID: agentId },
+      env: { ...withoutProviderKeys(process.env), ...this.options.env, ARBOR_AGENT_ID: agentId },
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
       serialization: 'json',
     })

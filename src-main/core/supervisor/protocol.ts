@@ -35,12 +35,18 @@ export const agentInitSchema = z.object({
   first_message: z.string(),
   /** The profiles this agent may spawn, listed in the `task` tool's description. */
   spawnable_profiles: z.string().optional(),
-  /** Which model the agent talks to. API keys never travel here: agents read them from their environment. */
+  /**
+   * Which model the agent talks to. The key, resolved by the engine (settings or its own
+   * environment), travels only here, in memory: agent processes get no key in their environment,
+   * and this message is never stored or logged.
+   */
   provider: z.discriminatedUnion('kind', [
     z.object({ kind: z.literal('scripted'), model: z.string(), script: z.array(scriptTurnSchema) }),
-    z.object({ kind: z.literal('openai'), model: z.string(), base_url: z.string().nullable() }),
-    z.object({ kind: z.literal('anthropic'), model: z.string(), base_url: z.string().nullable() }),
+    z.object({ kind: z.literal('openai'), model: z.string(), base_url: z.string().nullable(), api_key: z.string().nullable().optional() }),
+    z.object({ kind: z.literal('anthropic'), model: z.string(), base_url: z.string().nullable(), api_key: z.string().nullable().optional() }),
   ]),
+  /** The price table the job started with (settings ▸ prices); the built-in one when absent. */
+  prices: z.record(z.string(), z.object({ input: z.number(), output: z.number(), cache_read: z.number(), cache_write: z.number() })).optional(),
 })
 export type AgentInit = z.infer<typeof agentInitSchema>
 

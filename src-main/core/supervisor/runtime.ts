@@ -1,4 +1,6 @@
+import type { ProjectInstructions } from '../agent/project-instructions'
 import type { Profile } from '../agent/profiles'
+import type { PriceTable } from '../providers/pricing'
 import type { AgentStatus, Envelope, NewTraceEvent, TerminalReason } from '../trace/events'
 import type { Job, JobSettings } from '../trace/model'
 import { emptyUsage, type Usage } from '../trace/usage'
@@ -19,10 +21,20 @@ export interface PendingApproval {
   reason: string
 }
 
+/** What a job runs with besides its settings; kept out of the trace (the key above all). */
+export interface JobContext {
+  /** The provider key and base URL; null for the scripted provider or when no key was found. */
+  connection: { api_key: string; base_url: string | null } | null
+  prices?: PriceTable
+  /** The project's AGENTS.md or CLAUDE.md, for the root's system prompt. */
+  instructions?: ProjectInstructions | null
+}
+
 export interface JobRuntime {
   id: string
   project: string
   settings: JobSettings
+  context: JobContext
   profiles: Record<string, Profile>
   autoApprove: boolean
   paused: boolean
@@ -72,7 +84,7 @@ export interface AgentRuntime {
 }
 
 export function newJobRuntime(
-  fields: Pick<JobRuntime, 'id' | 'project' | 'settings' | 'profiles' | 'autoApprove' | 'paused'>,
+  fields: Pick<JobRuntime, 'id' | 'project' | 'settings' | 'context' | 'profiles' | 'autoApprove' | 'paused'>,
 ): JobRuntime {
   return {
     ...fields,

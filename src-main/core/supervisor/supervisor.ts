@@ -5,7 +5,7 @@ import type { AgentStatus, EventType, TerminalReason } from '../trace/events'
 import type { JobSettings } from '../trace/model'
 import { addCost, addUsage, type Usage } from '../trace/usage'
 import type { ProcessHost } from './process-host'
-import { agentInit, modelFor } from './agent-init'
+import { agentInit, instructionsFor, modelFor } from './agent-init'
 import { ApprovalDesk, type PendingApprovalView } from './approvals'
 import { jobSpend, jobUsage } from './budget'
 import { toSupervisorSchema, type AgentOutcome, type TaskRequest, type ToAgent, type ToSupervisor } from './protocol'
@@ -21,6 +21,7 @@ import {
   subtreePostOrder,
   type AgentRuntime,
   type Ending,
+  type JobContext,
   type JobRuntime,
   type TraceSink,
 } from './runtime'
@@ -30,6 +31,8 @@ import { TraceEmitter } from './trace-emitter'
 export interface SupervisorOptions {
   sink: TraceSink
   host: ProcessHost
+  /** A job's key, prices and project instructions (the engine's settings); none by default. */
+  jobContext?: (project: string, settings: JobSettings) => JobContext
   now?: () => Date
   newId?: (prefix: string) => string
   /** Time between asking an agent to end and forcing it (product.md §4: 2 s). */
@@ -80,6 +83,7 @@ export class Supervisor {
       id: this.newId('job'),
       project: options.project,
       settings: options.settings,
+      context: this.options.jobContext?.(options.project, options.settings) ?? { connection: null },
       profiles,
       autoApprove: options.autoApprove ?? false,
       paused: options.spawnPaused ?? false,
@@ -293,6 +297,7 @@ export class Supervisor {
       max_steps: agent.profile.max_steps,
       context_token_budget: agent.profile.context_token_budget,
       total_token_budget: agent.profile.total_token_budget ?? job.settings.job_token_budget,
+      ...projectInstructionsData(agent),
     })
     let process
     try {
@@ -303,8 +308,8 @@ export class Supervisor {
       return
     }
     agent.process = process
-    const timeoutMs = job.settings.subagent_timeout_ms
-    if (timeoutMs && agent.parent) setTimeout(() => this.stop(agent, 'failed', 'timeout'), timeoutMs).unref()
+    const timeoutMs = job.settings.agent_timeout_ms ?? (agent.parent ? job.settings.subagent_timeout_ms : null)
+    if (timeoutMs) setTimeout(() => this.stop(agent, 'failed', 'timeout'), timeoutMs).unref()
     process.onMessage((raw) => this.onAgentMessage(agent, raw, firstMessage))
     agent.exited = new Promise((resolve) => {
       process.onExit((code, signal) => {
@@ -410,7 +415,7 @@ export class Supervisor {
     if (agent.ended) return
     agent.ended = true
     agent.status = ending.status
-    this.approvals.dropFor(agent)
+    this.approvals.denyAllFor(agent, ending.status === 'killed' ? 'user' : 'auto_deny', `the agent ended (${ending.terminalReason})`)
     const now = Date.now()
     const envelope = buildEnvelope(agent, ending, now)
     this.trace.agent(agent, 'agent.end', {
@@ -481,6 +486,13 @@ export class Supervisor {
   private send(agent: AgentRuntime, message: ToAgent): void {
     agent.process?.send(message)
   }
+}
+
+/** What agent.start records of the project instructions the root was given. */
+function projectInstructionsData(agent: AgentRuntime): Record<string, unknown> {
+  const instructions = instructionsFor(agent)
+  if (!instructions) return {}
+  return { project_instructions: { file: instructions.file, bytes: instructions.bytes, truncated: instructions.truncated } }
 }
 
 function partialSummary(agent: AgentRuntime, reason: TerminalReason): string {

@@ -3,7 +3,8 @@ import type { Usage } from './usage'
 
 /** Settings a job is started with; stored as JSON on the job and in its header line. */
 export interface JobSettings {
-  provider: 'scripted' | 'openai' | 'anthropic'
+  /** `openai_compatible` talks Chat Completions to `base_url` (Ollama, LM Studio, vLLM, …). */
+  provider: 'scripted' | 'openai' | 'anthropic' | 'openai_compatible'
   model: string
   light_model: string | null
   /** An OpenAI- or Anthropic-compatible server; null: the provider's default or its *_BASE_URL variable. */
@@ -13,7 +14,9 @@ export interface JobSettings {
   max_concurrent_children: number
   job_token_budget: number | null
   job_cost_budget: number | null
-  /** Wall-clock limit per subagent; past it the subagent ends with terminal reason `timeout`. None by default. */
+  /** Wall-clock limit per agent; past it the agent ends with terminal reason `timeout`. None by default. */
+  agent_timeout_ms?: number | null
+  /** Subagents' wall-clock limit, as jobs before agent_timeout_ms recorded it. */
   subagent_timeout_ms?: number | null
   /** The scripted provider's plan, keyed by agent label (`root` for the root agent). */
   script?: ScriptPlan
@@ -44,6 +47,8 @@ export interface Job {
   spawn_paused: boolean
   usage: Usage
   cost_usd: number | null
+  /** Read from a trace file: shown, never controlled. */
+  imported?: boolean
 }
 
 /** One node of the delegation tree, projected from the trace (see projection.ts). */

@@ -1,5 +1,5 @@
 import type { ApiMethod, ApiNotification, ApiResult, ArborApi } from '../../../src-main/core/api/contract'
-import { apiMethods } from '../../../src-main/core/api/methods'
+import { apiMethods, fieldsMarker } from '../../../src-main/core/api/methods'
 
 /** The few members of a browser WebSocket the client uses, so tests can pass a fake. */
 export interface WebSocketLike {
@@ -104,7 +104,7 @@ export function createWsClient(options: WsClientOptions): WsClient {
     pending.delete(record.id)
     const result = record.result as ApiResult<unknown> | undefined
     if (result?.ok === true) request.resolve(result.value)
-    else request.reject(new Error(result?.ok === false ? result.error.message : 'malformed response from the server'))
+    else request.reject(new Error(result?.ok === false ? errorMessage(result.error) : 'malformed response from the server'))
   }
 
   const call = (method: ApiMethod, input: unknown): Promise<unknown> =>
@@ -140,4 +140,9 @@ export function createWsClient(options: WsClientOptions): WsClient {
       socket?.close()
     },
   }
+}
+
+/** The same shape of error the preload throws: a refused form's fields ride along after a marker. */
+function errorMessage(error: { message: string; fields?: Record<string, string> }): string {
+  return error.fields ? `${error.message}\n${fieldsMarker}${JSON.stringify(error.fields)}` : error.message
 }

@@ -1,4 +1,5 @@
 import type { StateCreator } from 'zustand'
+import { splitFieldErrors } from '../../../src-main/core/api/methods'
 import type { PendingApproval, ProjectInfo } from '../../../src-main/core/api/contract'
 import type { TraceEvent } from '../../../src-main/core/trace/events'
 import type { Job } from '../../../src-main/core/trace/model'
@@ -71,4 +72,9 @@ export type ArborState = JobsSlice & TreeSlice & InspectorSlice & ControlsSlice 
 
 export type SliceCreator<Slice> = StateCreator<ArborState, [], [], Slice>
 
-export const errorText = (error: unknown): string => (error instanceof Error ? error.message : String(error))
+/** An error's message for the user, without the field details a refused form carries (see errorFields). */
+export const errorText = (error: unknown): string => splitFieldErrors(error instanceof Error ? error.message : String(error)).message
+
+/** The field-by-field messages of a refused form (startJob), if the error carries them. */
+export const errorFields = (error: unknown): Record<string, string> | null =>
+  splitFieldErrors(error instanceof Error ? error.message : String(error)).fields

@@ -1,10 +1,11 @@
 import { initial } from './001-initial'
+import { settingsAndImports } from './002-settings-and-imports'
 import type { Migration } from './migration'
 
 export type { Migration } from './migration'
 
 /** Every migration, in order. Add a file `NNN-name.ts` and list it here. */
-export const migrations: readonly Migration[] = [initial]
+export const migrations: readonly Migration[] = [initial, settingsAndImports]
 
 migrations.forEach((migration, index) => {
   if (migration.version !== index + 1) {

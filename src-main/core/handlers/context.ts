@@ -1,0 +1,45 @@
+import type { LoadedProfiles } from '../agent/profiles/load'
+import type { ProjectInfo } from '../api/contract'
+import { ApiFailure, notFound } from '../api/errors'
+import type { Environment } from '../providers/connection'
+import type { KeyStore } from '../settings/key-store'
+import type { ProviderSources } from '../settings/providers'
+import type { AppSettings } from '../store/app-settings'
+import type { SqliteDatabase } from '../store/database'
+import { getJob } from '../store/queries'
+import type { TraceWriter } from '../store/trace-writer'
+import type { Supervisor } from '../supervisor/supervisor'
+import type { Job } from '../trace/model'
+
+/** What every group of API handlers works with: one engine's store, supervisor and settings. */
+export interface EngineContext {
+  db: SqliteDatabase
+  writer: TraceWriter
+  supervisor: Supervisor
+  settings: AppSettings
+  keys: KeyStore
+  env: Environment
+  /** The open project, if any. */
+  project: ProjectInfo | null
+  profilesFor(projectDir: string): LoadedProfiles
+}
+
+export const providerSources = (context: EngineContext): ProviderSources => ({ settings: context.settings, keys: context.keys, env: context.env })
+
+export function requireProject(context: EngineContext): ProjectInfo {
+  if (!context.project) throw new ApiFailure('conflict', 'open a project folder first')
+  return context.project
+}
+
+export function requireJob(context: EngineContext, jobId: string): Job {
+  const job = getJob(context.db, jobId)
+  if (!job) throw notFound(`job ${jobId}`)
+  return job
+}
+
+/** A job the user may steer: imported traces are read-only. */
+export function requireLiveJob(context: EngineContext, jobId: string): Job {
+  const job = requireJob(context, jobId)
+  if (job.imported) throw new ApiFailure('conflict', `job ${jobId} was imported from a trace file and is read-only`)
+  return job
+}

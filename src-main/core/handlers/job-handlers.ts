@@ -1,0 +1,166 @@
+import type { ApiHandlers, ApiInput } from '../api/contract'
+import { ApiFailure, notFound } from '../api/errors'
+import { checkNewJob, type FieldErrors, type KeyedProviderId, type NewJob } from '../api/job-form'
+import { demoJob, scriptedJob } from '../demo/demo-job'
+import { resolveConnectionFor } from '../settings/providers'
+import { exportJob, jsonlFormat } from '../store/export'
+import { importTraceFile } from '../store/import-job'
+import { otlpFormat } from '../store/otlp'
+import { getAgent, getAgents, getEvents, lastSeq, listJobs } from '../store/queries'
+import type { JobSettings } from '../trace/model'
+import { providerSources, requireJob, requireLiveJob, requireProject, type EngineContext } from './context'
+
+type JobHandlers = Pick<
+  ApiHandlers,
+  | 'listJobs'
+  | 'startJob'
+  | 'getTree'
+  | 'getEvents'
+  | 'setSpawnPaused'
+  | 'killAgent'
+  | 'cancelSpawn'
+  | 'setAutoApprove'
+  | 'decideApproval'
+  | 'exportJob'
+  | 'importTrace'
+>
+
+export const defaultSettings = (overrides: Partial<JobSettings> = {}): JobSettings => ({
+  provider: 'scripted',
+  model: 'scripted',
+  light_model: null,
+  profile: 'general',
+  max_depth: 1,
+  max_concurrent_children: 3,
+  job_token_budget: null,
+  job_cost_budget: null,
+  ...overrides,
+})
+
+export type ExportFormatName = 'jsonl' | 'otlp'
+export const exportFormats = { jsonl: jsonlFormat, otlp: otlpFormat } as const
+
+export function jobHandlers(context: EngineContext): JobHandlers {
+  const { db, writer, supervisor } = context
+  return {
+    listJobs: async () => {
+      const jobs = listJobs(db, context.project?.path)
+      const waiting: Record<string, number> = {}
+      for (const job of jobs) {
+        if (job.status !== 'running') continue
+        const count = supervisor.pendingApprovals(job.id).length
+        if (count > 0) waiting[job.id] = count
+      }
+      return { jobs, waiting }
+    },
+    startJob: async (input) => {
+      const jobId = await startJob(context, input)
+      writer.flush()
+      return { job_id: jobId }
+    },
+    getTree: async ({ job_id }) => {
+      writer.flush()
+      // Synchronous from flush to the last read, so no batch commits in between.
+      return {
+        job: requireJob(context, job_id),
+        agents: getAgents(db, job_id),
+        last_seq: lastSeq(db, job_id),
+        approvals: supervisor.pendingApprovals(job_id).map((approval) => ({ ...approval, job_id })),
+      }
+    },
+    getEvents: async ({ agent_id, after_seq, limit }) => {
+      writer.flush()
+      return { events: getEvents(db, agent_id, after_seq, limit) }
+    },
+    setSpawnPaused: async ({ job_id, paused }) => {
+      if (job_id !== null) requireLiveJob(context, job_id)
+      supervisor.setSpawnPaused(job_id, paused)
+      return { paused }
+    },
+    killAgent: async ({ agent_id }) => {
+      const agent = getAgent(db, agent_id)
+      if (!agent) throw notFound(`agent ${agent_id}`)
+      requireLiveJob(context, agent.job_id)
+      return { killed: supervisor.kill(agent_id) }
+    },
+    cancelSpawn: async ({ agent_id }) => ({ cancelled: supervisor.cancelSpawn(agent_id) }),
+    setAutoApprove: async ({ job_id, value }) => {
+      requireLiveJob(context, job_id)
+      supervisor.setAutoApprove(job_id, value)
+      return { value }
+    },
+    decideApproval: async ({ approval_id, decision }) => {
+      if (!supervisor.decideApproval(approval_id, decision)) throw notFound(`pending approval ${approval_id}`)
+      return { decided: true }
+    },
+    exportJob: async ({ job_id, path: target, format }) => {
+      requireJob(context, job_id)
+      writer.flush()
+      // The Electron shell fills in the path from a save dialog; browsers download /export/<job>.<format>.
+      if (!target) throw new ApiFailure('invalid_request', 'exportJob needs a path')
+      const lines = await exportJob(db, job_id, target, exportFormats[format ?? 'jsonl']())
+      return { path: target, lines }
+    },
+    importTrace: async ({ path: file }) => importTrace(context, file),
+  }
+}
+
+export function importTrace(context: EngineContext, file: string) {
+  context.writer.flush()
+  try {
+    return importTraceFile(context.db, file)
+  } catch (error) {
+    throw new ApiFailure('invalid_request', error instanceof Error ? error.message : String(error))
+  }
+}
+
+async function startJob(context: EngineContext, input: ApiInput<'startJob'>): Promise<string> {
+  const project = requireProject(context)
+  const loadedProfiles = context.profilesFor(project.path)
+  if (input.kind !== 'agent') {
+    const planned = input.kind === 'demo' ? await demoJob(project.path) : await scriptedJob(project.path, input.task?.trim() || 'Explore this project')
+    const settings = defaultSettings({
+      max_depth: input.kind === 'scripted' ? (input.max_depth ?? 1) : 1,
+      max_concurrent_children: input.kind === 'scripted' ? (input.max_concurrent_children ?? 3) : 3,
+      script: planned.script,
+    })
+    return context.supervisor.startJob({ project: project.path, task: planned.task, settings, loadedProfiles, autoApprove: input.auto_approve, spawnPaused: input.spawn_paused })
+  }
+  const job = input.job
+  const errors: FieldErrors = checkNewJob(job, { prices: context.settings.prices(), profiles: Object.keys(loadedProfiles.profiles) })
+  if (job.provider !== 'scripted') {
+    const connection = resolveConnectionFor(job.provider as KeyedProviderId, job.base_url, providerSources(context))
+    if ('error' in connection) errors.provider = connection.error
+  }
+  const problems = Object.entries(errors)
+  if (problems.length > 0) {
+    throw new ApiFailure('invalid_request', `startJob: ${problems.map(([field, message]) => `${field}: ${message}`).join('; ')}`, errors as Record<string, string>)
+  }
+  context.settings.saveJobDefaults(project.path, project.name, job)
+  const script = job.provider === 'scripted' ? (await scriptedJob(project.path, job.task)).script : undefined
+  return context.supervisor.startJob({
+    project: project.path,
+    task: job.task,
+    settings: settingsOf(job, script),
+    loadedProfiles,
+    autoApprove: job.auto_approve,
+    spawnPaused: job.spawn_paused,
+  })
+}
+
+/** The job's settings as stored in the trace: what the user chose, never a key. */
+export function settingsOf(job: NewJob, script?: JobSettings['script']): JobSettings {
+  return defaultSettings({
+    provider: job.provider,
+    model: job.model,
+    light_model: job.light_model,
+    base_url: job.base_url,
+    profile: job.profile,
+    max_depth: job.max_depth,
+    max_concurrent_children: job.max_concurrent_children,
+    job_token_budget: job.job_token_budget,
+    job_cost_budget: job.job_cost_budget,
+    agent_timeout_ms: job.agent_timeout_s === null ? null : job.agent_timeout_s * 1000,
+    ...(script ? { script } : {}),
+  })
+}

@@ -1,0 +1,99 @@
+import { existsSync, readdirSync, statSync } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { builtinProfiles } from '../agent/profiles'
+import type { ApiHandlers, ProfileList, ProjectInfo } from '../api/contract'
+import { ApiFailure } from '../api/errors'
+import { defaultNewJob } from '../api/job-form'
+import { requireProject, type EngineContext } from './context'
+
+type ProjectHandlers = Pick<
+  ApiHandlers,
+  'getState' | 'openProject' | 'closeProject' | 'listRecentProjects' | 'completePath' | 'chooseProjectFolder' | 'chooseTraceFile' | 'listProfiles' | 'getJobDefaults'
+>
+
+/** Opens `dir` as the project and remembers it among the recent ones. */
+export function openProjectIn(context: EngineContext, dir: string): ProjectInfo {
+  const resolved = path.resolve(expandHome(dir))
+  if (!statSync(resolved, { throwIfNoEntry: false })?.isDirectory()) throw new ApiFailure('invalid_request', `not a folder: ${resolved}`)
+  context.project = { path: resolved, name: path.basename(resolved) || resolved }
+  context.settings.recordProject(context.project.path, context.project.name)
+  return context.project
+}
+
+export function projectHandlers(context: EngineContext): ProjectHandlers {
+  return {
+    getState: async () => ({ project: context.project, all_paused: context.supervisor.spawningPausedForAll }),
+    openProject: async ({ path: dir }) => ({ project: openProjectIn(context, dir) }),
+    closeProject: async () => {
+      context.project = null
+      return { project: null }
+    },
+    listRecentProjects: async () => ({
+      projects: context.settings.recentProjects().map((project) => ({ ...project, missing: !existsSync(project.path) })),
+    }),
+    completePath: async ({ prefix }) => ({ entries: completeFolder(prefix) }),
+    // Dialogs belong to the desktop shell, which answers these itself; a browser types a path or uploads.
+    chooseProjectFolder: async () => {
+      throw new ApiFailure('unsupported', 'there is no folder dialog here: type the folder path')
+    },
+    chooseTraceFile: async () => {
+      throw new ApiFailure('unsupported', 'there is no file dialog here: upload the trace file')
+    },
+    listProfiles: async () => profileList(context, requireProject(context).path),
+    getJobDefaults: async () => {
+      const project = requireProject(context)
+      const saved = context.settings.jobDefaults(project.path)
+      return { job: { ...defaultNewJob(), ...saved, task: '' } }
+    },
+  }
+}
+
+function profileList(context: EngineContext, projectDir: string): ProfileList {
+  const loaded = context.profilesFor(projectDir)
+  return {
+    profiles: Object.values(loaded.profiles).map((profile) => {
+      const builtin = builtinProfiles[profile.name]
+      return {
+        name: profile.name,
+        description: profile.description,
+        source: builtin && builtin.system_prompt === profile.system_prompt ? 'builtin' : 'project',
+        model: profile.model,
+        can_delegate: profile.can_delegate,
+      }
+    }),
+    errors: loaded.errors,
+    warnings: loaded.warnings,
+  }
+}
+
+const maxCompletions = 50
+
+/**
+ * Folders whose path starts with `prefix`, for the start screen's path field: `~` is the home
+ * folder, a relative prefix is taken from it too. Only folder names are listed, never files;
+ * hidden ones only when the typed name starts with a dot.
+ */
+export function completeFolder(prefix: string): string[] {
+  const expanded = expandHome(prefix.trim() || '~/')
+  const absolute = path.isAbsolute(expanded) ? expanded : path.join(os.homedir(), expanded)
+  const endsWithSeparator = /[\\/]$/.test(absolute)
+  const parent = endsWithSeparator ? absolute : path.dirname(absolute)
+  const start = endsWithSeparator ? '' : path.basename(absolute)
+  let entries
+  try {
+    entries = readdirSync(parent, { withFileTypes: true })
+  } catch {
+    return []
+  }
+  return entries
+    .filter((entry) => entry.name.startsWith(start) && (start.startsWith('.') || !entry.name.startsWith('.')))
+    .filter((entry) => entry.isDirectory() || (entry.isSymbolicLink() && isFolder(path.join(parent, entry.name))))
+    .map((entry) => path.join(parent, entry.name) + path.sep)
+    .sort((a, b) => a.localeCompare(b))
+    .slice(0, maxCompletions)
+}
+
+const isFolder = (target: string): boolean => statSync(target, { throwIfNoEntry: false })?.isDirectory() ?? false
+
+const expandHome = (value: string): string => (value === '~' || value.startsWith('~/') ? path.join(os.homedir(), value.slice(1)) : value)

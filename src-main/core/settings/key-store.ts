@@ -1,0 +1,108 @@
+import { chmodSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs'
+import path from 'node:path'
+import type { KeyedProviderId } from '../api/job-form'
+
+/**
+ * Where API keys entered in settings are kept. A key is write-only from the UI's side: nothing
+ * here is ever sent to a renderer, stored in the trace or logged; `describe` is what settings show.
+ */
+export interface KeyStore {
+  get(provider: KeyedProviderId): string | null
+  set(provider: KeyedProviderId, key: string): void
+  clear(provider: KeyedProviderId): void
+  readonly encrypted: boolean
+  /** Can keys be stored at all (false: e.g. no OS keyring for safeStorage). */
+  readonly available: boolean
+  /** For settings: where the keys are and how they are protected. */
+  readonly description: string
+}
+
+/** Turns a key into what is written to disk and back; the desktop app passes Electron's safeStorage. */
+export interface KeyCipher {
+  available(): boolean
+  encrypt(plain: string): Buffer
+  decrypt(sealed: Buffer): string
+  /** e.g. "encrypted with the OS keychain (safeStorage)". */
+  readonly label: string
+}
+
+type KeyFile = Partial<Record<KeyedProviderId, string>>
+
+/**
+ * Keys in one JSON file, created with mode 0600 (only the user can read it) and replaced
+ * atomically. With a cipher, each key is stored sealed (base64); without one (the CLI and
+ * `serve`) in plain text, and settings say so.
+ */
+export class FileKeyStore implements KeyStore {
+  constructor(
+    private readonly file: string,
+    private readonly cipher: KeyCipher | null = null,
+  ) {}
+
+  get encrypted(): boolean {
+    return this.cipher !== null
+  }
+
+  get available(): boolean {
+    return this.cipher === null || this.cipher.available()
+  }
+
+  get description(): string {
+    if (this.cipher) return `${this.file} (${this.cipher.label})`
+    return `${this.file} (not encrypted; readable only by you, mode 0600)`
+  }
+
+  get(provider: KeyedProviderId): string | null {
+    const stored = this.read()[provider]
+    if (!stored) return null
+    if (!this.cipher) return stored
+    try {
+      return this.cipher.decrypt(Buffer.from(stored, 'base64'))
+    } catch {
+      return null
+    }
+  }
+
+  set(provider: KeyedProviderId, key: string): void {
+    if (!this.available) throw new Error('keys cannot be stored here: no OS keyring is available; set the key in the environment instead')
+    const keys = this.read()
+    keys[provider] = this.cipher ? this.cipher.encrypt(key).toString('base64') : key
+    this.write(keys)
+  }
+
+  clear(provider: KeyedProviderId): void {
+    const keys = this.read()
+    if (!(provider in keys)) return
+    delete keys[provider]
+    this.write(keys)
+  }
+
+  private read(): KeyFile {
+    let text: string
+    try {
+      text = readFileSync(this.file, 'utf8')
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {}
+      throw error
+    }
+    // A file others can read was not written by us: tighten it before trusting it.
+    if ((statSync(this.file).mode & 0o077) !== 0) chmodSync(this.file, 0o600)
+    try {
+      const parsed = JSON.parse(text) as unknown
+      return parsed && typeof parsed === 'object' ? (parsed as KeyFile) : {}
+    } catch {
+      return {}
+    }
+  }
+
+  private write(keys: KeyFile): void {
+    mkdirSync(path.dirname(this.file), { recursive: true, mode: 0o700 })
+    const temporary = `${this.file}.${process.pid}.tmp`
+    writeFileSync(temporary, JSON.stringify(keys, null, 2) + '\n', { mode: 0o600 })
+    chmodSync(temporary, 0o600)
+    renameSync(temporary, this.file)
+  }
+}
+
+/** What settings may show of a key: that it is set, and its last four characters. */
+export const lastFour = (key: string): string => key.slice(-4)

@@ -1,0 +1,99 @@
+import type { NewJob } from '../api/job-form'
+import { defaultPrices, type ModelPrice, type PriceTable } from '../providers/pricing'
+import type { SqliteDatabase } from './database'
+
+/**
+ * What the app remembers besides traces (migration 002): recent projects with the last new-job
+ * settings of each, per-provider settings, and the user's price edits. Never a key: keys live in
+ * the key store (core/settings/key-store.ts).
+ */
+
+export interface ProjectRecord {
+  path: string
+  name: string
+  opened_at: string
+}
+
+export interface ProviderSettingsRecord {
+  provider: string
+  base_url: string | null
+  model: string
+  light_model: string | null
+}
+
+export class AppSettings {
+  constructor(
+    private readonly db: SqliteDatabase,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  recordProject(path: string, name: string): void {
+    this.db
+      .prepare('INSERT INTO projects (path, name, opened_at) VALUES (?, ?, ?) ON CONFLICT (path) DO UPDATE SET name = excluded.name, opened_at = excluded.opened_at')
+      .run(path, name, this.now().toISOString())
+  }
+
+  /** Most recent first. */
+  recentProjects(limit = 20): ProjectRecord[] {
+    return this.db.prepare<[number], ProjectRecord>('SELECT path, name, opened_at FROM projects ORDER BY opened_at DESC, rowid DESC LIMIT ?').all(limit)
+  }
+
+  /** The settings of the last job started in `project` (its task left out), or null. */
+  jobDefaults(project: string): Omit<NewJob, 'task'> | null {
+    const row = this.db.prepare<[string], { job_defaults: string | null }>('SELECT job_defaults FROM projects WHERE path = ?').get(project)
+    return row?.job_defaults ? (JSON.parse(row.job_defaults) as Omit<NewJob, 'task'>) : null
+  }
+
+  saveJobDefaults(project: string, name: string, job: NewJob): void {
+    const { task: _task, ...defaults } = job
+    this.db
+      .prepare(
+        'INSERT INTO projects (path, name, opened_at, job_defaults) VALUES (?, ?, ?, ?) ON CONFLICT (path) DO UPDATE SET job_defaults = excluded.job_defaults',
+      )
+      .run(project, name, this.now().toISOString(), JSON.stringify(defaults))
+  }
+
+  providerSettings(provider: string): ProviderSettingsRecord | null {
+    return (
+      this.db
+        .prepare<[string], ProviderSettingsRecord>('SELECT provider, base_url, model, light_model FROM provider_settings WHERE provider = ?')
+        .get(provider) ?? null
+    )
+  }
+
+  saveProviderSettings(record: ProviderSettingsRecord): void {
+    this.db
+      .prepare(
+        `INSERT INTO provider_settings (provider, base_url, model, light_model) VALUES (@provider, @base_url, @model, @light_model)
+         ON CONFLICT (provider) DO UPDATE SET base_url = excluded.base_url, model = excluded.model, light_model = excluded.light_model`,
+      )
+      .run(record)
+  }
+
+  /** The user's edits and additions to the price table. */
+  priceEdits(): Record<string, ModelPrice> {
+    const rows = this.db
+      .prepare<[], ModelPrice & { model: string }>('SELECT model, input, output, cache_read, cache_write FROM prices ORDER BY model')
+      .all()
+    return Object.fromEntries(rows.map(({ model, ...price }) => [model, price]))
+  }
+
+  /** The table new jobs use: the built-in prices with the user's edits on top. */
+  prices(): PriceTable {
+    return { ...defaultPrices, ...this.priceEdits() }
+  }
+
+  setPrice(model: string, price: ModelPrice): void {
+    this.db
+      .prepare(
+        `INSERT INTO prices (model, input, output, cache_read, cache_write, updated_at) VALUES (?, ?, ?, ?, ?, ?)
+         ON CONFLICT (model) DO UPDATE SET input = excluded.input, output = excluded.output,
+           cache_read = excluded.cache_read, cache_write = excluded.cache_write, updated_at = excluded.updated_at`,
+      )
+      .run(model, price.input, price.output, price.cache_read, price.cache_write, this.now().toISOString())
+  }
+
+  resetPrice(model: string): boolean {
+    return this.db.prepare('DELETE FROM prices WHERE model = ?').run(model).changes > 0
+  }
+}
