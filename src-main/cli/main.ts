@@ -9,6 +9,7 @@ const usage = `Usage:
   arbor run [DIR] --task TEXT [--provider scripted|openai|anthropic] [--model M] [--light-model M]
             [--base-url URL] [--max-depth N] [--max-children N] [--job-token-budget N]
             [--job-cost-budget USD] [--auto-approve-subagents] [--db FILE] [--export FILE.jsonl]
+            [--json]
   arbor export --db FILE (--job ID | --last) --out FILE [--format jsonl|otlp]
   arbor serve [DIR] [--port N] [--db FILE]
 
@@ -27,6 +28,7 @@ const options = {
   'job-token-budget': { type: 'string' },
   'job-cost-budget': { type: 'string' },
   'auto-approve-subagents': { type: 'boolean' },
+  json: { type: 'boolean' },
   job: { type: 'string' },
   last: { type: 'boolean' },
   out: { type: 'string' },

@@ -27,7 +27,8 @@ export function printTree(write: (line: string) => void): (notification: ApiNoti
         case 'agent.end': {
           const usage = data.usage as { input_tokens: number; output_tokens: number } | undefined
           const tokens = usage ? `, ${usage.input_tokens + usage.output_tokens} tokens` : ''
-          line(event, depth, `■ ${labels.get(event.agent_id ?? '') ?? 'agent'} ${String(data.status)} (${String(data.terminal_reason)}, ${String(data.steps)} steps${tokens})`)
+          const cost = typeof data.cost_usd === 'number' ? `, ${formatCost(data.cost_usd)}` : ''
+          line(event, depth, `■ ${labels.get(event.agent_id ?? '') ?? 'agent'} ${String(data.status)} (${String(data.terminal_reason)}, ${String(data.steps)} steps${tokens}${cost})`)
           break
         }
         case 'error':
@@ -46,3 +47,14 @@ export function printTree(write: (line: string) => void): (notification: ApiNoti
 /** An error event as one line; a profile file's problem names the file and field. */
 const errorText = (data: Record<string, unknown>): string =>
   typeof data.file === 'string' ? `${data.file} (${String(data.field)}): ${String(data.message)}` : String(data.message)
+
+/**
+ * USD for a terminal line: cents from $1 up (`$1.25`), four decimals below (`$0.0031`), and two
+ * significant digits below $0.00005 (`$0.000012`), so a tiny cost never reads as zero.
+ */
+export function formatCost(usd: number): string {
+  if (usd === 0) return '$0'
+  if (usd >= 0.99995) return `$${usd.toFixed(2)}`
+  if (usd >= 0.00005) return `$${usd.toFixed(4)}`
+  return `$${usd.toFixed(Math.min(20, 1 - Math.floor(Math.log10(usd))))}`
+}
