@@ -93,7 +93,11 @@ async function start(): Promise<void> {
 }
 
 function openWindow(): void {
-  const window = createMainWindow({ preload: join(builtDir, '../preload/index.cjs'), url: rendererUrl })
+  const window = createMainWindow({
+    preload: join(builtDir, '../preload/index.cjs'),
+    url: rendererUrl,
+    icon: app.isPackaged ? join(process.resourcesPath, 'icon.png') : join(builtDir, '../../resources/icon.png'),
+  })
   window.on('closed', () => {
     if (mainWindow === window) mainWindow = null
   })

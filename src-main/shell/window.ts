@@ -6,9 +6,11 @@ import type { AppUrlCheck } from './app-url'
  * sandboxed with no Node; it reaches the engine only through the preload's `window.arbor`.
  */
 
-export function createMainWindow(options: { preload: string; url: string }): BrowserWindow {
+/** `icon`: the window's icon (resources/icon.png); without it Electron shows its own. */
+export function createMainWindow(options: { preload: string; url: string; icon?: string }): BrowserWindow {
   const window = new BrowserWindow({
     title: 'Arbor',
+    icon: options.icon,
     width: 1440,
     height: 900,
     minWidth: 900,
