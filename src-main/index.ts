@@ -1,13 +1,16 @@
 import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { app, BrowserWindow, dialog, ipcMain, session, utilityProcess } from 'electron'
+import { app, BrowserWindow, dialog, ipcMain, Notification, session, utilityProcess } from 'electron'
 import { createDispatcher } from './core/api/dispatcher'
 import { createEngine, type Engine } from './core/engine'
 import { contentSecurityPolicy, createAppUrlCheck } from './shell/app-url'
-import { chooseFolder, chooseSavePath } from './shell/dialogs'
+import { FileKeyStore } from './core/settings/key-store'
+import { chooseFolder, chooseSavePath, chooseTraceFile } from './shell/dialogs'
 import { createSenderCheck, forwardNotifications, registerIpc } from './shell/ipc'
 import { findExistingFile, projectArgument } from './shell/launch-options'
 import { installApplicationMenu } from './shell/menu'
+import { noticesFor } from './shell/notification-text'
+import { safeStorageCipher } from './shell/safe-storage-cipher'
 import { createUtilityProcessHost } from './shell/utility-host'
 import { createMainWindow, guardWebContents, hardenSession } from './shell/window'
 
@@ -76,16 +79,20 @@ async function start(): Promise<void> {
       agentScript: join(builtDir, 'agent.js'),
     }),
     nativeBinding: sqliteBinding(),
+    keys: new FileKeyStore(join(app.getPath('userData'), 'keys.json'), safeStorageCipher),
   })
   const dispatch = createDispatcher(engine.handlers, (error) => console.error('[arbor] internal error:', error))
   registerIpc({
     ipcMain,
     dispatch,
     isTrustedSender: createSenderCheck(() => mainWindow, isAppUrl),
-    chooseExportPath: (fileName) => chooseSavePath(mainWindow, join(app.getPath('documents'), fileName)),
+    chooseExportPath: (fileName, format) => chooseSavePath(mainWindow, join(app.getPath('documents'), fileName), format),
+    chooseFolder: () => chooseFolder(mainWindow),
+    chooseTraceFile: () => chooseTraceFile(mainWindow),
   })
   engine.subscribe(forwardNotifications(() => mainWindow))
-  installApplicationMenu({ openFolder: () => void openFolderFromDialog() })
+  engine.subscribe(showSystemNotifications())
+  installApplicationMenu({ openFolder: () => void openFolderFromDialog(), openTrace: () => void openTraceFromDialog() })
 
   const project = projectArgument(process.argv, { defaultApp: process.defaultApp === true, cwd: process.cwd() })
   if (project !== undefined) await openProject(project)
@@ -124,6 +131,36 @@ async function openProjectAndReload(path: string): Promise<void> {
 async function openFolderFromDialog(): Promise<void> {
   const folder = await chooseFolder(mainWindow)
   if (folder !== null) await openProjectAndReload(folder)
+}
+
+/** File ▸ Open Trace…: imports the file read-only and shows its job (the renderer selects `?job=`). */
+async function openTraceFromDialog(): Promise<void> {
+  const file = await chooseTraceFile(mainWindow)
+  if (file === null || engine === null) return
+  try {
+    const { job_id } = engine.importTrace(file)
+    if (mainWindow !== null) void mainWindow.loadURL(`${rendererUrl}?job=${encodeURIComponent(job_id)}`)
+  } catch (error) {
+    dialog.showErrorBox('Could not open the trace', `${file}\n\n${error instanceof Error ? error.message : String(error)}`)
+  }
+}
+
+/** A system notification when a job waits for approval or ends; clicking it brings the window up. */
+function showSystemNotifications() {
+  const tasks = new Map<string, string>()
+  const taskOf = (jobId: string): string | undefined => tasks.get(jobId)
+  return ({ events }: { events: Parameters<typeof noticesFor>[0] }): void => {
+    for (const event of events) if (event.type === 'job.start') tasks.set(event.job_id, String(event.data.task ?? ''))
+    if (!Notification.isSupported()) return
+    for (const notice of noticesFor(events, taskOf)) {
+      const notification = new Notification({ title: notice.title, body: notice.body, silent: false })
+      notification.on('click', () => {
+        mainWindow?.show()
+        mainWindow?.focus()
+      })
+      notification.show()
+    }
+  }
 }
 
 /**

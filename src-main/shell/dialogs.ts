@@ -7,12 +7,26 @@ export async function chooseFolder(parent: BrowserWindow | null): Promise<string
   return result.canceled ? null : (result.filePaths[0] ?? null)
 }
 
+/** Asks for a trace JSONL to open read-only; null when the user cancels. */
+export async function chooseTraceFile(parent: BrowserWindow | null): Promise<string | null> {
+  const options: OpenDialogOptions = {
+    title: 'Open Trace',
+    properties: ['openFile'],
+    filters: [
+      { name: 'Arbor trace (JSONL)', extensions: ['jsonl'] },
+      { name: 'All files', extensions: ['*'] },
+    ],
+  }
+  const result = parent === null ? await dialog.showOpenDialog(options) : await dialog.showOpenDialog(parent, options)
+  return result.canceled ? null : (result.filePaths[0] ?? null)
+}
+
 /** Asks where to save an export, proposing `defaultPath`; null when the user cancels. */
-export async function chooseSavePath(parent: BrowserWindow | null, defaultPath: string): Promise<string | null> {
+export async function chooseSavePath(parent: BrowserWindow | null, defaultPath: string, format: 'jsonl' | 'otlp' = 'jsonl'): Promise<string | null> {
   const options: SaveDialogOptions = {
     title: 'Export Trace',
     defaultPath,
-    filters: [{ name: 'Arbor trace (JSONL)', extensions: ['jsonl'] }],
+    filters: [format === 'otlp' ? { name: 'OTLP JSON (OpenTelemetry)', extensions: ['json'] } : { name: 'Arbor trace (JSONL)', extensions: ['jsonl'] }],
     properties: ['createDirectory', 'showOverwriteConfirmation'],
   }
   const result = parent === null ? await dialog.showSaveDialog(options) : await dialog.showSaveDialog(parent, options)

@@ -20,13 +20,22 @@ function fakeWindow(): AppWindow & { sent: [string, unknown[]][]; destroyed: boo
   return window
 }
 
-function setup(options: { savePath?: string | null } = {}) {
+function setup(options: { savePath?: string | null; folder?: string | null; traceFile?: string | null } = {}) {
   const window = fakeWindow()
   const listeners = new Map<string, (event: InvokeEvent, input: unknown) => Promise<ApiResult<unknown>>>()
   const exported: unknown[] = []
   const proposedNames: string[] = []
+  const opened: unknown[] = []
   const handlers = {
     getState: async () => ({ project: null, all_paused: false }),
+    openProject: async (input) => {
+      opened.push(['openProject', input])
+      return { project: { path: input.path, name: 'shop' } }
+    },
+    importTrace: async (input) => {
+      opened.push(['importTrace', input])
+      return { job_id: 'job_imported', events: 12, existing: false }
+    },
     exportJob: async (input) => {
       exported.push(input)
       return { path: input.path ?? null, lines: 7 }
@@ -43,6 +52,8 @@ function setup(options: { savePath?: string | null } = {}) {
       proposedNames.push(name)
       return options.savePath === undefined ? `/home/user/${name}` : options.savePath
     },
+    chooseFolder: async () => (options.folder === undefined ? '/home/user/shop' : options.folder),
+    chooseTraceFile: async () => (options.traceFile === undefined ? '/home/user/trace.jsonl' : options.traceFile),
   })
   const trusted: InvokeEvent = { sender: window.webContents, senderFrame: { url: `${appUrl}#/jobs`, parent: null } }
   const invoke = (channel: string, input: unknown, event: InvokeEvent = trusted) => {
@@ -50,7 +61,7 @@ function setup(options: { savePath?: string | null } = {}) {
     if (!listener) throw new Error(`no handler on ${channel}`)
     return listener(event, input)
   }
-  return { window, listeners, exported, proposedNames, unregister, invoke, trusted }
+  return { window, listeners, exported, proposedNames, opened, unregister, invoke, trusted }
 }
 
 describe('registerIpc', () => {
@@ -113,6 +124,31 @@ describe('registerIpc', () => {
     const result = await invoke('arbor:exportJob', { job_id: 'job_1', path: '/etc/cron.d/evil' })
     expect(result).toMatchObject({ ok: false, error: { code: 'invalid_request', message: expect.stringContaining('may not choose a path') } })
     expect(proposedNames).toEqual([])
+  })
+})
+
+describe('the dialogs the shell answers itself', () => {
+  it('chooseProjectFolder opens the folder the user picked, and nothing when they cancel', async () => {
+    const picked = setup()
+    expect(await picked.invoke('arbor:chooseProjectFolder', {})).toEqual({ ok: true, value: { project: { path: '/home/user/shop', name: 'shop' } } })
+    expect(picked.opened).toEqual([['openProject', { path: '/home/user/shop' }]])
+    const cancelled = setup({ folder: null })
+    expect(await cancelled.invoke('arbor:chooseProjectFolder', {})).toEqual({ ok: true, value: { project: null } })
+    expect(cancelled.opened).toEqual([])
+  })
+
+  it('chooseTraceFile imports the file the user picked and answers its job', async () => {
+    const picked = setup()
+    expect(await picked.invoke('arbor:chooseTraceFile', {})).toEqual({ ok: true, value: { job_id: 'job_imported' } })
+    expect(picked.opened).toEqual([['importTrace', { path: '/home/user/trace.jsonl' }]])
+    const cancelled = setup({ traceFile: null })
+    expect(await cancelled.invoke('arbor:chooseTraceFile', {})).toEqual({ ok: true, value: { job_id: null } })
+  })
+
+  it('an OTLP export proposes an .otlp.json name', async () => {
+    const { invoke, proposedNames } = setup()
+    await invoke('arbor:exportJob', { job_id: 'job_1', format: 'otlp' })
+    expect(proposedNames).toEqual(['arbor-job_1.otlp.json'])
   })
 })
 

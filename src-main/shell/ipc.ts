@@ -34,7 +34,11 @@ export interface IpcOptions {
   dispatch: Dispatch
   isTrustedSender: (event: InvokeEvent) => boolean
   /** Shows a save dialog proposing `defaultName`; null when the user cancels. */
-  chooseExportPath: (defaultName: string) => Promise<string | null>
+  chooseExportPath: (defaultName: string, format: 'jsonl' | 'otlp') => Promise<string | null>
+  /** The open-folder dialog; null when the user cancels. */
+  chooseFolder?: () => Promise<string | null>
+  /** The open-trace dialog; null when the user cancels. */
+  chooseTraceFile?: () => Promise<string | null>
 }
 
 /**
@@ -59,6 +63,8 @@ export function registerIpc(options: IpcOptions): () => void {
         return { ok: false, error: { code: 'invalid_request', message: `${method}: request from an untrusted sender` } }
       }
       if (method === 'exportJob') return exportJob(input, options)
+      if (method === 'chooseProjectFolder' && options.chooseFolder) return chooseProjectFolder(options.chooseFolder, options)
+      if (method === 'chooseTraceFile' && options.chooseTraceFile) return chooseTraceFile(options.chooseTraceFile, options)
       return dispatch(method, input)
     })
   }
@@ -77,8 +83,9 @@ async function exportJob(input: unknown, options: IpcOptions): Promise<ApiResult
     return { ok: false, error: { code: 'invalid_request', message: 'exportJob: the renderer may not choose a path; omit it to ask the user' } }
   }
   let path: string | null
+  const format = parsed.data.format ?? 'jsonl'
   try {
-    path = await options.chooseExportPath(`arbor-${fileNamePart(parsed.data.job_id)}.jsonl`)
+    path = await options.chooseExportPath(`arbor-${fileNamePart(parsed.data.job_id)}.${format === 'otlp' ? 'otlp.json' : 'jsonl'}`, format)
   } catch (error) {
     return { ok: false, error: { code: 'internal', message: error instanceof Error ? error.message : String(error) } }
   }
@@ -87,6 +94,31 @@ async function exportJob(input: unknown, options: IpcOptions): Promise<ApiResult
     return { ok: true, value: cancelled }
   }
   return options.dispatch('exportJob', { ...parsed.data, path })
+}
+
+/** The folder dialog, then `openProject` with what the user chose (through the dispatcher, so it is parsed too). */
+async function chooseProjectFolder(choose: () => Promise<string | null>, options: IpcOptions): Promise<ApiResult<unknown>> {
+  const folder = await askDialog(choose)
+  if (typeof folder !== 'string') return folder ?? { ok: true, value: { project: null } satisfies ApiOutputs['chooseProjectFolder'] }
+  const opened = await options.dispatch('openProject', { path: folder })
+  return opened.ok ? { ok: true, value: opened.value as ApiOutputs['openProject'] } : opened
+}
+
+/** The open-trace dialog, then `importTrace` of the chosen file. */
+async function chooseTraceFile(choose: () => Promise<string | null>, options: IpcOptions): Promise<ApiResult<unknown>> {
+  const file = await askDialog(choose)
+  if (typeof file !== 'string') return file ?? { ok: true, value: { job_id: null } satisfies ApiOutputs['chooseTraceFile'] }
+  const imported = await options.dispatch('importTrace', { path: file })
+  return imported.ok ? { ok: true, value: { job_id: (imported.value as ApiOutputs['importTrace']).job_id } } : imported
+}
+
+/** The dialog's answer: a path, null when cancelled, or the failure as a result. */
+async function askDialog(choose: () => Promise<string | null>): Promise<string | null | ApiResult<unknown>> {
+  try {
+    return await choose()
+  } catch (error) {
+    return { ok: false, error: { code: 'internal', message: error instanceof Error ? error.message : String(error) } }
+  }
 }
 
 /** A job id made safe to put in a proposed file name. */

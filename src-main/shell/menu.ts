@@ -1,7 +1,7 @@
 import { Menu, type MenuItemConstructorOptions } from 'electron'
 
-/** The application menu: File ▸ Open Folder… plus the platform's standard menus. */
-export function installApplicationMenu(actions: { openFolder: () => void }): void {
+/** The application menu: File ▸ Open Folder… and Open Trace…, plus the platform's standard menus. */
+export function installApplicationMenu(actions: { openFolder: () => void; openTrace: () => void }): void {
   const isMac = process.platform === 'darwin'
   const template: MenuItemConstructorOptions[] = [
     ...(isMac ? [{ role: 'appMenu' } as const] : []),
@@ -9,6 +9,7 @@ export function installApplicationMenu(actions: { openFolder: () => void }): voi
       label: 'File',
       submenu: [
         { label: 'Open Folder…', accelerator: 'CmdOrCtrl+O', click: () => actions.openFolder() },
+        { label: 'Open Trace…', accelerator: 'CmdOrCtrl+Shift+O', click: () => actions.openTrace() },
         { type: 'separator' },
         isMac ? { role: 'close' } : { role: 'quit' },
       ],
