@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util'
 import { runDemo, runJob } from './commands/run'
 import { runExport } from './commands/export'
+import { runImport, runOpen } from './commands/import'
 import { runServe } from './commands/serve'
 import { UsageError } from './usage-error'
 
@@ -12,6 +13,8 @@ const usage = `Usage:
             [--json]
   arbor export --db FILE (--job ID | --last) --out FILE [--format jsonl|otlp]
   arbor serve [DIR] [--port N] [--db FILE]
+  arbor import FILE.jsonl [--db FILE]
+  arbor open FILE.jsonl [--port N] [--db FILE]
 
 Data is stored in $ARBOR_DATA_DIR/arbor.db (default ~/.local/share/arbor/arbor.db) unless --db is given.`
 
@@ -53,6 +56,10 @@ async function main(argv: string[]): Promise<number> {
   if (positionals.length > 1) throw new UsageError(`too many arguments: ${positionals.join(' ')}`)
   const dir = positionals[0] ?? process.cwd()
   switch (command) {
+    case 'import':
+      return runImport(positionals[0], values)
+    case 'open':
+      return runOpen(positionals[0], values)
     case 'demo':
       return runDemo(dir, values)
     case 'run':
@@ -60,7 +67,7 @@ async function main(argv: string[]): Promise<number> {
     case 'export':
       return runExport(values)
     case 'serve':
-      return runServe(dir, values)
+      return runServe(positionals[0], values)
     default:
       throw new UsageError(`unknown command "${command}"`)
   }

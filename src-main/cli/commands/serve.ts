@@ -1,23 +1,35 @@
 import { existsSync } from 'node:fs'
 import path from 'node:path'
+import type { Engine } from '../../core/engine'
 import { startServer } from '../../core/serve/server'
 import type { CliValues } from '../main'
 import { rendererDir } from '../paths'
 import { intOption, UsageError } from '../usage-error'
 import { cliEngine } from './engine'
 
-export async function runServe(dir: string, values: CliValues): Promise<number> {
+/** `arbor serve [DIR]`: DIR opens as the project; without it the UI starts on the start screen. */
+export async function runServe(dir: string | undefined, values: CliValues): Promise<number> {
+  requireBuiltUi()
+  const { engine, dbFile } = cliEngine(values.db, dir === undefined ? undefined : path.resolve(dir))
+  console.log(dir === undefined ? `Arbor is serving (data: ${dbFile})` : `Arbor is serving ${path.resolve(dir)} (data: ${dbFile})`)
+  return serveUntilStopped(engine, values)
+}
+
+export function requireBuiltUi(): string {
   const renderer = rendererDir()
   if (!existsSync(path.join(renderer, 'index.html'))) throw new UsageError(`the UI is not built (${renderer}); run npm run build first`)
-  const { engine, dbFile } = cliEngine(values.db, path.resolve(dir))
+  return renderer
+}
+
+/** Serves the UI for `engine` until SIGINT/SIGTERM; `job` is selected when the printed URL is opened. */
+export async function serveUntilStopped(engine: Engine, values: CliValues, job?: string): Promise<number> {
   const server = await startServer({
     engine,
-    rendererDir: renderer,
+    rendererDir: requireBuiltUi(),
     port: intOption(values.port, 'port'),
     log: (line) => console.error(line),
   })
-  console.log(`Arbor is serving ${path.resolve(dir)} (data: ${dbFile})`)
-  console.log(`Open: ${server.url}`)
+  console.log(`Open: ${server.url}${job ? `&job=${encodeURIComponent(job)}` : ''}`)
   await new Promise<void>((resolve) => {
     const stop = (): void => resolve()
     process.once('SIGINT', stop)

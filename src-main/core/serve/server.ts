@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto'
-import { createReadStream } from 'node:fs'
-import { stat } from 'node:fs/promises'
+import { createReadStream, createWriteStream } from 'node:fs'
+import { mkdtemp, rm, stat } from 'node:fs/promises'
+import os from 'node:os'
+import { pipeline } from 'node:stream/promises'
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import path from 'node:path'
@@ -17,6 +19,8 @@ export interface ServeOptions {
   port?: number
   token?: string
   log?: (line: string) => void
+  /** Largest trace a browser may upload to POST /import. Default 1 GiB. */
+  maxImportBytes?: number
 }
 
 export interface RunningServer {
@@ -53,18 +57,23 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     setCommonHeaders(response)
     if (!tokenMatches(tokenFromRequest(request), token)) return refuse(response, 401, 'missing or wrong access token')
     const url = new URL(request.url ?? '/', 'http://127.0.0.1')
+    if (request.method === 'POST' && url.pathname === '/import') {
+      if (!sameOrigin(request.headers.origin, port)) return refuse(response, 403, 'cross-origin upload refused')
+      return void serveImport(request, response)
+    }
     if (request.method !== 'GET' && request.method !== 'HEAD') return refuse(response, 405, 'method not allowed')
     if (url.searchParams.get('token')) response.setHeader('Set-Cookie', tokenCookie(token))
-    const exportMatch = /^\/export\/([A-Za-z0-9_-]{1,100})\.jsonl$/.exec(url.pathname)
-    if (exportMatch?.[1]) return void serveExport(exportMatch[1], response)
+    const exportMatch = /^\/export\/([A-Za-z0-9_-]{1,100})\.(jsonl|otlp\.json)$/.exec(url.pathname)
+    if (exportMatch?.[1]) return void serveExport(exportMatch[1], exportMatch[2] === 'jsonl' ? 'jsonl' : 'otlp', response)
     void serveStatic(url.pathname, response)
   })
 
-  const serveExport = async (jobId: string, response: http.ServerResponse): Promise<void> => {
+  const serveExport = async (jobId: string, format: 'jsonl' | 'otlp', response: http.ServerResponse): Promise<void> => {
     try {
-      response.setHeader('Content-Type', 'application/x-ndjson; charset=utf-8')
-      response.setHeader('Content-Disposition', `attachment; filename="arbor-${jobId}.jsonl"`)
-      await options.engine.exportJsonl(jobId, response)
+      const [type, extension] = format === 'jsonl' ? ['application/x-ndjson', 'jsonl'] : ['application/json', 'otlp.json']
+      response.setHeader('Content-Type', `${type}; charset=utf-8`)
+      response.setHeader('Content-Disposition', `attachment; filename="arbor-${jobId}.${extension}"`)
+      await options.engine.exportTrace(jobId, response, format)
       response.end()
     } catch (error) {
       if (!response.headersSent) {
@@ -75,8 +84,37 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     }
   }
 
+  /** A trace uploaded by the browser: streamed to a private temp file, then imported read-only. */
+  const serveImport = async (request: http.IncomingMessage, response: http.ServerResponse): Promise<void> => {
+    const maxBytes = options.maxImportBytes ?? 1 << 30
+    const declared = Number(request.headers['content-length'] ?? 0)
+    if (declared > maxBytes) return sendJson(response, 413, { error: { code: 'invalid_request', message: `the file is larger than ${maxBytes} bytes` } })
+    const folder = await mkdtemp(path.join(os.tmpdir(), 'arbor-upload-'))
+    const file = path.join(folder, 'trace.jsonl')
+    try {
+      let received = 0
+      request.on('data', (chunk: Buffer) => {
+        received += chunk.length
+        if (received > maxBytes) request.destroy(new Error(`the file is larger than ${maxBytes} bytes`))
+      })
+      await pipeline(request, createWriteStream(file, { mode: 0o600 }))
+      const imported = options.engine.importTrace(file)
+      sendJson(response, 200, imported)
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error)
+      if (!response.headersSent && !response.destroyed) sendJson(response, 400, { error: { code: 'invalid_request', message } })
+    } finally {
+      await rm(folder, { recursive: true, force: true })
+    }
+  }
+
   const serveStatic = async (pathname: string, response: http.ServerResponse): Promise<void> => {
-    const relative = pathname === '/' ? 'index.html' : decodeURIComponent(pathname).replace(/^\/+/, '')
+    let relative: string
+    try {
+      relative = pathname === '/' ? 'index.html' : decodeURIComponent(pathname).replace(/^\/+/, '')
+    } catch {
+      return refuse(response, 400, 'bad percent-escape in the path')
+    }
     const file = path.resolve(rendererDir, relative)
     if (!file.startsWith(rendererDir + path.sep)) return refuse(response, 404, 'not found')
     const info = await stat(file).catch(() => null)
@@ -90,9 +128,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const sockets = new WebSocketServer({ noServer: true, maxPayload: 1 << 20 })
   server.on('upgrade', (request, socket, head) => {
     const url = new URL(request.url ?? '/', 'http://127.0.0.1')
-    const origin = request.headers.origin
-    const originOk = origin === undefined || origin === `http://127.0.0.1:${port}` || origin === `http://localhost:${port}`
-    if (url.pathname !== '/ws' || !originOk || !tokenMatches(tokenFromRequest(request), token)) {
+    if (url.pathname !== '/ws' || !sameOrigin(request.headers.origin, port) || !tokenMatches(tokenFromRequest(request), token)) {
       socket.end('HTTP/1.1 401 Unauthorized\r\nConnection: close\r\nContent-Length: 0\r\n\r\n')
       return
     }
@@ -115,7 +151,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       // A browser downloads exports over HTTP; it never makes the server write a file.
       const result =
         parsed.data.method === 'exportJob'
-          ? { ok: false, error: { code: 'invalid_request', message: 'exportJob: download GET /export/<job_id>.jsonl instead' } }
+          ? { ok: false, error: { code: 'invalid_request', message: 'exportJob: download GET /export/<job_id>.jsonl (or .otlp.json) instead' } }
           : await dispatch(parsed.data.method, parsed.data.input)
       if (client.readyState === client.OPEN) client.send(JSON.stringify({ id: parsed.data.id, result }))
     })
@@ -151,6 +187,16 @@ function setCommonHeaders(response: http.ServerResponse): void {
   response.setHeader('Referrer-Policy', 'no-referrer')
   response.setHeader('X-Frame-Options', 'DENY')
   response.setHeader('Cache-Control', 'no-store')
+}
+
+/** A browser request from our own page (or a non-browser client, which sends no Origin). */
+const sameOrigin = (origin: string | undefined, port: number): boolean =>
+  origin === undefined || origin === `http://127.0.0.1:${port}` || origin === `http://localhost:${port}`
+
+function sendJson(response: http.ServerResponse, status: number, body: unknown): void {
+  response.statusCode = status
+  response.setHeader('Content-Type', 'application/json; charset=utf-8')
+  response.end(JSON.stringify(body))
 }
 
 function refuse(response: http.ServerResponse, status: number, message: string): void {
