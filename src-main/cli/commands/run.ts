@@ -26,7 +26,7 @@ export async function runJob(dir: string, values: CliValues): Promise<number> {
   return runPlanned(projectDir, { task: values.task }, values, provider)
 }
 
-const defaultModels = { scripted: 'scripted', openai: 'gpt-4o', anthropic: 'claude-sonnet-4-5' } as const
+const defaultModels = { scripted: 'scripted', openai: 'gpt-4o', anthropic: 'claude-sonnet-4-6' } as const
 
 async function runPlanned(
   projectDir: string,

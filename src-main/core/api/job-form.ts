@@ -29,7 +29,7 @@ export const baseUrlPresets = [
 
 export const defaultModels: Record<ProviderId, { model: string; light_model: string | null }> = {
   openai: { model: 'gpt-4.1', light_model: 'gpt-4.1-mini' },
-  anthropic: { model: 'claude-sonnet-4-5', light_model: 'claude-haiku-4-5' },
+  anthropic: { model: 'claude-sonnet-4-6', light_model: 'claude-haiku-4-5' },
   openai_compatible: { model: 'llama3.1', light_model: null },
   scripted: { model: 'scripted', light_model: null },
 }
@@ -47,8 +47,10 @@ const httpUrl = z
   .max(2000)
   .refine((value) => URL.canParse(value) && /^https?:$/.test(new URL(value).protocol), 'must be an http:// or https:// URL')
 
-const positiveInt = (max: number) =>
-  z.number({ error: 'must be a whole number' }).int('must be a whole number').positive('must be more than 0').max(max, `at most ${max.toLocaleString('en')}`)
+// `.refine(Number.isInteger)` rather than `.int()`: zod's int check ends the parse, which would hide
+// the other fields' errors (the form shows them all at once).
+const wholeNumber = () => z.number({ error: 'must be a whole number' }).refine(Number.isInteger, 'must be a whole number')
+const positiveInt = (max: number) => wholeNumber().refine((value) => value > 0, 'must be more than 0').refine((value) => value <= max, `at most ${max.toLocaleString('en')}`)
 
 export const newJobSchema = z
   .object({
@@ -59,7 +61,7 @@ export const newJobSchema = z
     base_url: httpUrl.nullable(),
     model: modelId,
     light_model: optionalModelId,
-    max_depth: z.number({ error: 'must be a whole number' }).int('must be a whole number').min(0, 'at least 0').max(8, 'at most 8'),
+    max_depth: wholeNumber().refine((value) => value >= 0, 'at least 0').refine((value) => value <= 8, 'at most 8'),
     max_concurrent_children: positiveInt(64),
     job_token_budget: positiveInt(1_000_000_000).nullable(),
     job_cost_budget: z.number({ error: 'must be a number' }).positive('must be more than 0').max(100_000, 'at most 100,000').nullable(),

@@ -83,7 +83,7 @@ function giveUp(options: RetryOptions, failure: AttemptFailure, attempts: number
   const status = failure.status === null ? '' : `HTTP ${failure.status} `
   const after = attempts > 1 ? ` (after ${attempts} attempts)` : ''
   const partial = yielded ? ' (after part of the reply had streamed)' : ''
-  const hint = failure.code === 'auth' ? ` (check ${options.provider.toUpperCase()}_API_KEY)` : ''
+  const hint = failure.code === 'auth' ? ` (check the API key in Settings ▸ Providers or ${options.provider.toUpperCase()}_API_KEY)` : ''
   const message = redact(`${options.provider}: ${status}${failure.detail}${after}${partial}${hint}`, options.secrets)
   return new ProviderError(failure.code, message, { cause: failure.cause, status: failure.status })
 }

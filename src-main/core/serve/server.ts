@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { createReadStream, createWriteStream } from 'node:fs'
 import { mkdtemp, rm, stat } from 'node:fs/promises'
 import os from 'node:os'
+import { Transform } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -88,21 +89,28 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const serveImport = async (request: http.IncomingMessage, response: http.ServerResponse): Promise<void> => {
     const maxBytes = options.maxImportBytes ?? 1 << 30
     const declared = Number(request.headers['content-length'] ?? 0)
-    if (declared > maxBytes) return sendJson(response, 413, { error: { code: 'invalid_request', message: `the file is larger than ${maxBytes} bytes` } })
+    if (declared > maxBytes) {
+      response.setHeader('Connection', 'close')
+      return sendJson(response, 413, { error: { code: 'invalid_request', message: `the file is larger than ${maxBytes} bytes` } })
+    }
     const folder = await mkdtemp(path.join(os.tmpdir(), 'arbor-upload-'))
     const file = path.join(folder, 'trace.jsonl')
+    const tooLarge = { error: { code: 'invalid_request', message: `the file is larger than ${maxBytes} bytes` } }
     try {
       let received = 0
-      request.on('data', (chunk: Buffer) => {
-        received += chunk.length
-        if (received > maxBytes) request.destroy(new Error(`the file is larger than ${maxBytes} bytes`))
+      const limit = new Transform({
+        transform(chunk: Buffer, _encoding, done) {
+          received += chunk.length
+          done(received > maxBytes ? new UploadTooLarge() : null, chunk)
+        },
       })
-      await pipeline(request, createWriteStream(file, { mode: 0o600 }))
-      const imported = options.engine.importTrace(file)
-      sendJson(response, 200, imported)
+      await pipeline(request, limit, createWriteStream(file, { mode: 0o600 }))
+      sendJson(response, 200, options.engine.importTrace(file))
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error)
-      if (!response.headersSent && !response.destroyed) sendJson(response, 400, { error: { code: 'invalid_request', message } })
+      if (response.headersSent || response.destroyed) return
+      // Answer first, then close: the rest of an oversized body is not read.
+      if (error instanceof UploadTooLarge) response.setHeader('Connection', 'close')
+      sendJson(response, error instanceof UploadTooLarge ? 413 : 400, error instanceof UploadTooLarge ? tooLarge : { error: { code: 'invalid_request', message: error instanceof Error ? error.message : String(error) } })
     } finally {
       await rm(folder, { recursive: true, force: true })
     }
@@ -188,6 +196,8 @@ function setCommonHeaders(response: http.ServerResponse): void {
   response.setHeader('X-Frame-Options', 'DENY')
   response.setHeader('Cache-Control', 'no-store')
 }
+
+class UploadTooLarge extends Error {}
 
 /** A browser request from our own page (or a non-browser client, which sends no Origin). */
 const sameOrigin = (origin: string | undefined, port: number): boolean =>

@@ -28,9 +28,13 @@ export class AppSettings {
   ) {}
 
   recordProject(path: string, name: string): void {
+    // Strictly later than the newest entry, so two opens in one millisecond keep their order.
+    const newest = this.db.prepare<[], { opened_at: string | null }>('SELECT max(opened_at) AS opened_at FROM projects').get()?.opened_at
+    const now = this.now().getTime()
+    const openedAt = new Date(newest && Date.parse(newest) >= now ? Date.parse(newest) + 1 : now).toISOString()
     this.db
       .prepare('INSERT INTO projects (path, name, opened_at) VALUES (?, ?, ?) ON CONFLICT (path) DO UPDATE SET name = excluded.name, opened_at = excluded.opened_at')
-      .run(path, name, this.now().toISOString())
+      .run(path, name, openedAt)
   }
 
   /** Most recent first. */

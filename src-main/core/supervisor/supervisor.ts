@@ -399,6 +399,8 @@ export class Supervisor {
       this.finish(agent, { status, terminalReason: reason, result: null, summary: partialSummary(agent, reason) })
       return
     }
+    // Asked to end, it has nothing left to approve: a late answer to its dialog must not be recorded.
+    this.approvals.denyAllFor(agent, status === 'killed' ? 'user' : 'auto_deny', `the agent ended (${reason})`)
     agent.stopping = { status, reason }
     agent.process.kill(false)
     this.scheduleForceKill(agent, this.killGraceMs)
