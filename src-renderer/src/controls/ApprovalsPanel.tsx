@@ -4,11 +4,14 @@ import { useArbor, type ArborState } from '../store'
 import { shortId } from '../util/format'
 
 const selectApprovals = (state: ArborState) => state.tree.approvals
+/** An imported job is read-only: nothing of it can be approved. */
+const selectReadOnly = (state: ArborState) => (state.tree.jobId ? state.jobs[state.tree.jobId]?.imported === true : false)
 
 /** Risky actions waiting for the user: who asks, the command, and why it is risky. */
 export function ApprovalsPanel() {
   const approvals = useArbor(useShallow(selectApprovals))
-  if (approvals.length === 0) return null
+  const readOnly = useArbor(selectReadOnly)
+  if (approvals.length === 0 || readOnly) return null
   return (
     <div className="approvals" data-testid="approvals">
       <div className="approvals__title">⚠ {approvals.length} pending approval{approvals.length > 1 ? 's' : ''}</div>
@@ -31,7 +34,7 @@ function ApprovalRow({ approval }: { approval: PendingApproval }) {
         </span>
       </div>
       <pre className="approval__command">{approval.command}</pre>
-      <div className="approval__reason">{approval.reason}</div>
+      {approval.reason && <div className="approval__reason">{approval.reason}</div>}
       <div className="approval__actions">
         <button className="button primary" data-testid="approval-approve" onClick={() => decide('approved')}>
           Approve once

@@ -4,6 +4,8 @@ import { useArbor, type ArborState } from '../store'
 import { rootKey } from '../store/tree-state'
 import { formatCost, formatTokens } from '../util/format'
 import { BudgetMeter } from './BudgetMeter'
+import { ExportMenu } from './ExportMenu'
+import { budgetShare, stopReasonOf, warningShare } from './job-signals'
 
 function selectToolbar(state: ArborState) {
   const job = state.selectedJobId ? state.jobs[state.selectedJobId] : undefined
@@ -16,64 +18,103 @@ function selectToolbar(state: ArborState) {
     treeTokens += totals.tokens
     if (totals.cost !== null) treeCost = (treeCost ?? 0) + totals.cost
   }
-  return { job, rootId: roots[0] ?? null, treeTokens, treeCost, agents: state.tree.order.length }
+  return {
+    job,
+    rootId: roots[0] ?? null,
+    treeTokens,
+    treeCost,
+    agents: state.tree.order.length,
+    eventShare: job ? state.budgetWarnings[job.id] : undefined,
+    // Changes when an agent ends (terminal reasons), not on every token.
+    treeAgents: state.tree.jobId === job?.id ? state.tree.agents : null,
+  }
 }
 
-/** Controls and totals of the selected job. */
+/** Controls and totals of the selected job; an imported job is shown read-only, without controls. */
 export function JobToolbar() {
-  const { job, rootId, treeTokens, treeCost, agents } = useArbor(useShallow(selectToolbar))
+  const { job, rootId, treeTokens, treeCost, agents, eventShare, treeAgents } = useArbor(useShallow(selectToolbar))
   if (!job) return <div className="toolbar empty" />
   const store = useArbor.getState()
   const jobTokens = job.usage.input_tokens + job.usage.output_tokens
   const tokens = job.status === 'running' ? treeTokens : jobTokens || treeTokens
   const cost = job.status === 'running' ? treeCost : (job.cost_usd ?? treeCost)
   const settings = job.settings
+  const share = budgetShare(settings, tokens, cost)
+  const stop = treeAgents ? stopReasonOf({ settings, tokens, cost, agents: Object.values(treeAgents) }) : null
+  const warning = warningShare(eventShare, share)
+  const showWarning = warning !== null && !(stop && (stop.kind === 'job_token_budget' || stop.kind === 'job_cost_budget'))
+  const live = job.status === 'running' && !job.imported
 
   return (
-    <div className="toolbar">
+    <div className="toolbar" data-testid="job-toolbar" data-imported={job.imported ? 'true' : undefined}>
       <div className="toolbar__group">
         <JobStatusBadge status={job.status} testId="job-status" />
+        {job.imported && (
+          <span className="tag imported" data-testid="job-imported" title="Read from a trace file: shown, never controlled">
+            imported · read-only
+          </span>
+        )}
         <span className="toolbar__task" title={job.task}>
           {job.task.split('\n')[0]}
         </span>
         <span className="toolbar__totals">
           {agents} agents · {formatTokens(tokens)} tok{cost !== null ? ` · ${formatCost(cost)}` : ''}
         </span>
+      </div>
+      <div className="toolbar__group toolbar__signals">
         {settings?.job_token_budget ? (
-          <BudgetMeter label="tokens" used={tokens} budget={settings.job_token_budget} format={formatTokens} />
+          <BudgetMeter label="tokens" testId="budget-tokens" used={tokens} budget={settings.job_token_budget} format={formatTokens} />
         ) : null}
         {settings?.job_cost_budget ? (
-          <BudgetMeter label="cost" used={cost ?? 0} budget={settings.job_cost_budget} format={formatCost} />
+          <BudgetMeter label="cost" testId="budget-cost" used={cost ?? 0} budget={settings.job_cost_budget} format={formatCost} />
         ) : null}
+        {showWarning && (
+          <span className="tag warn" data-testid="budget-warning" data-share={warning.toFixed(3)} title="The job has used most of its budget">
+            ⚠ {Math.floor(warning * 100)}% of budget used
+          </span>
+        )}
+        {stop && (
+          <span
+            className={`tag ${stop.job ? 'bad' : 'warn'}`}
+            data-testid="job-stop-reason"
+            data-kind={stop.kind}
+            title={stop.job ? 'The job was stopped by a cap' : 'Some subagents were stopped by a cap; the job went on'}
+          >
+            {stop.text}
+          </span>
+        )}
       </div>
       <div className="toolbar__group toolbar__controls">
-        <button
-          className={`button${job.spawn_paused ? ' warn' : ''}`}
-          data-testid="pause-toggle"
-          disabled={job.status !== 'running'}
-          onClick={() => void store.setSpawnPaused(job.id, !job.spawn_paused)}
-        >
-          {job.spawn_paused ? 'Resume spawning' : 'Pause spawning'}
-        </button>
-        <label className="switch" title="Approve risky actions of subagents automatically (the root always asks)">
-          <input
-            type="checkbox"
-            data-testid="auto-approve"
-            checked={job.auto_approve}
-            disabled={job.status !== 'running'}
-            onChange={(event) => void store.setAutoApprove(job.id, event.target.checked)}
-          />
-          <span className="switch__track" aria-hidden />
-          Subagent auto-approve
-        </label>
-        {job.status === 'running' && rootId && (
-          <button className="button danger" data-testid="kill-job" onClick={() => void store.killAgent(rootId)}>
-            Kill job
-          </button>
+        {!job.imported && (
+          <>
+            <button
+              className={`button${job.spawn_paused ? ' warn' : ''}`}
+              data-testid="pause-toggle"
+              disabled={!live}
+              title="Hold new subagents until resumed (P)"
+              onClick={() => void store.setSpawnPaused(job.id, !job.spawn_paused)}
+            >
+              {job.spawn_paused ? 'Resume spawning' : 'Pause spawning'}
+            </button>
+            <label className="switch" title="Approve risky actions of subagents automatically; the root always asks (A)">
+              <input
+                type="checkbox"
+                data-testid="auto-approve"
+                checked={job.auto_approve}
+                disabled={!live}
+                onChange={(event) => void store.setAutoApprove(job.id, event.target.checked)}
+              />
+              <span className="switch__track" aria-hidden />
+              Subagent auto-approve
+            </label>
+            {live && rootId && (
+              <button className="button danger" data-testid="kill-job" onClick={() => void store.killAgent(rootId)}>
+                Kill job
+              </button>
+            )}
+          </>
         )}
-        <button className="button" data-testid="export-jsonl" onClick={() => void store.exportJob(job.id)}>
-          ⤓ Export JSONL
-        </button>
+        <ExportMenu jobId={job.id} />
       </div>
     </div>
   )

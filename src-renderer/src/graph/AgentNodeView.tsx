@@ -20,6 +20,8 @@ function selectNodeView(state: ArborState, id: string) {
     activeChildren: subtree?.activeChildren ?? 0,
     selected: state.selectedAgentId === id,
     collapsed: state.collapsed[id] === true,
+    // An imported job is read-only: no kill or cancel on its nodes.
+    readOnly: state.tree.jobId !== null && state.jobs[state.tree.jobId]?.imported === true,
   }
 }
 
@@ -63,12 +65,12 @@ function AgentNodeView({ id }: NodeProps<AgentFlowNode>) {
         <span className="agent-node__label">{agent.label}</span>
         {look.ghost && <span className="ghost-tag">{agent.status === 'held' ? 'HELD' : 'QUEUED'}</span>}
         {stalled && <span className="stall-tag" title="No event for 60 s">STALLED</span>}
-        {agent.status === 'running' || agent.status === 'waiting_approval' ? (
+        {!view.readOnly && (agent.status === 'running' || agent.status === 'waiting_approval') ? (
           <button className="node-button danger nodrag" data-testid="node-kill" onClick={stopAnd(() => killAgent(agent.id))}>
             Kill
           </button>
         ) : null}
-        {agent.status === 'held' ? (
+        {!view.readOnly && agent.status === 'held' ? (
           <button className="node-button nodrag" data-testid="node-cancel" onClick={stopAnd(() => cancelSpawn(agent.id))}>
             Cancel
           </button>

@@ -17,6 +17,7 @@ import { AgentNode, type AgentFlowNode } from './AgentNodeView'
 import { DepthBands } from './DepthBands'
 import { isOverDock } from './dock-hit-test'
 import { FitOnGrowth } from './FitOnGrowth'
+import { FitOnRequest } from './FitOnRequest'
 import { buildEdges, buildFlowNodes, selectEdgeKey } from './flow-elements'
 import { StatusMiniMap } from './StatusMiniMap'
 
@@ -91,6 +92,7 @@ function Flow() {
       <StatusMiniMap />
       <Controls showInteractive={false} />
       <FitOnGrowth count={visibleCount} jobId={jobId} />
+      <FitOnRequest />
     </ReactFlow>
   )
 }

@@ -4,6 +4,7 @@ import { useShallow } from 'zustand/react/shallow'
 import { StatusIcon } from '../graph/StatusIcon'
 import { useArbor, type ArborState } from '../store'
 import { formatCost, formatTokens, shortId } from '../util/format'
+import { projectInstructionsOf, projectInstructionsText } from './describe-event'
 import { EventRow } from './EventRow'
 
 function selectInspector(state: ArborState, agentId: string) {
@@ -41,6 +42,9 @@ export function Inspector({ agentId }: { agentId: string }) {
     if (element) stickToBottom.current = element.scrollHeight - element.scrollTop - element.clientHeight < nearBottomPx
   }
   const tokens = agent ? agent.usage.input_tokens + agent.usage.output_tokens : null
+  // The root's system prompt took in the project's AGENTS.md / CLAUDE.md: say which, and how much.
+  const instructions =
+    agent?.parent_id === null ? projectInstructionsOf(inspector.events.find((event) => event.type === 'agent.start')) : null
 
   return (
     <section className={`inspector${selected ? ' selected' : ''}`} data-testid="inspector" data-agent-id={agentId}>
@@ -68,6 +72,15 @@ export function Inspector({ agentId }: { agentId: string }) {
         </button>
       </header>
       {agent?.task && <div className="inspector__task" title={agent.task}>{agent.task}</div>}
+      {instructions && (
+        <div
+          className="inspector__instructions"
+          data-testid="inspector-instructions"
+          title={`${instructions.file} from the project folder went into this agent's system prompt${instructions.truncated ? ', cut to fit' : ''}`}
+        >
+          {projectInstructionsText(instructions)}
+        </div>
+      )}
       <div className="inspector__events" ref={scroller} onScroll={onScroll}>
         <div ref={content}>
           {inspector.loading && inspector.events.length === 0 && <div className="inspector__note">Loading trace…</div>}

@@ -13,6 +13,26 @@ const str = (value: unknown): string => (typeof value === 'string' ? value : val
 const num = (value: unknown): number => (typeof value === 'number' ? value : 0)
 const join = (...parts: (string | false | null | undefined)[]): string => parts.filter(Boolean).join(' · ')
 
+/** What the root's `agent.start` records of the AGENTS.md / CLAUDE.md that went into its system prompt. */
+export interface ProjectInstructionsInfo {
+  file: string
+  bytes: number
+  truncated: boolean
+}
+
+export function projectInstructionsOf(event: TraceEvent | undefined): ProjectInstructionsInfo | null {
+  if (event?.type !== 'agent.start') return null
+  const value = event.data.project_instructions
+  if (!value || typeof value !== 'object') return null
+  const record = value as Record<string, unknown>
+  if (typeof record.file !== 'string' || !record.file) return null
+  return { file: record.file, bytes: num(record.bytes), truncated: record.truncated === true }
+}
+
+/** "Project instructions: AGENTS.md (1234 bytes, truncated)". */
+export const projectInstructionsText = (info: ProjectInstructionsInfo): string =>
+  `Project instructions: ${info.file} (${info.bytes} bytes${info.truncated ? ', truncated' : ''})`
+
 /** The one-line summary of an event for the inspector. */
 export function describeEvent(event: TraceEvent): EventDescription {
   const data = event.data
@@ -44,8 +64,14 @@ export function describeEvent(event: TraceEvent): EventDescription {
         summary: join(str(data.name), formatDuration(num(data.duration_ms)), data.truncated === true && 'truncated'),
         tone: data.ok === false ? 'bad' : 'tool',
       }
-    case 'agent.start':
-      return { title: 'start', summary: join(str(data.profile), str(data.model)), tone: 'agent' }
+    case 'agent.start': {
+      const instructions = projectInstructionsOf(event)
+      return {
+        title: 'start',
+        summary: join(str(data.profile), str(data.model), instructions && projectInstructionsText(instructions)),
+        tone: 'agent',
+      }
+    }
     case 'agent.end':
       return {
         title: 'result',
@@ -73,7 +99,7 @@ export function describeEvent(event: TraceEvent): EventDescription {
     case 'context.compact':
       return { title: 'compact', summary: '', tone: 'neutral' }
     case 'budget.warning':
-      return { title: 'budget', summary: '', tone: 'warn' }
+      return { title: 'budget', summary: `${Math.floor(num(data.share) * 100)}% of the job budget used`, tone: 'warn' }
     case 'error':
       return { title: 'error', summary: str(data.message), tone: 'bad' }
     default:

@@ -22,12 +22,27 @@ export function JobList() {
   )
 }
 
+/**
+ * Root approvals waiting: exact from the loaded tree for the job on screen, else the live count
+ * (listJobs().waiting, then approval events of root agents).
+ */
+function waitingCount(state: ArborState, jobId: string): number {
+  const job = state.jobs[jobId]
+  if (!job || job.status !== 'running' || job.imported) return 0
+  if (state.tree.jobId === jobId && !state.tree.loading && !state.tree.error) {
+    return state.tree.approvals.filter((approval) => state.tree.agents[approval.agent_id]?.parent_id === null).length
+  }
+  return state.waiting[jobId] ?? 0
+}
+
 function selectJobItem(state: ArborState, jobId: string) {
   const job = state.jobs[jobId]
   return {
     task: job?.task ?? '',
     status: job?.status ?? 'running',
     createdAt: job?.created_at ?? '',
+    imported: job?.imported === true,
+    waiting: waitingCount(state, jobId),
     selected: state.selectedJobId === jobId,
   }
 }
@@ -36,17 +51,35 @@ const JobItem = memo(function JobItem({ jobId }: { jobId: string }) {
   const job = useArbor(useShallow((state: ArborState) => selectJobItem(state, jobId)))
   return (
     <button
-      className={`job-item${job.selected ? ' selected' : ''}`}
+      className={`job-item${job.selected ? ' selected' : ''}${job.waiting > 0 ? ' waiting' : ''}`}
       data-testid="job-item"
       data-job-id={jobId}
       data-status={job.status}
+      data-imported={job.imported ? 'true' : undefined}
       onClick={() => useArbor.getState().selectJob(jobId)}
       title={job.task}
     >
       <JobStatusBadge status={job.status} />
       <span className="job-item__task">{job.task.split('\n')[0] || '(no task)'}</span>
+      {job.waiting > 0 ? (
+        <span
+          className="job-item__waiting"
+          data-testid="job-waiting"
+          data-count={job.waiting}
+          title={`${job.waiting} approval${job.waiting > 1 ? 's' : ''} waiting for you`}
+        >
+          {job.waiting}
+        </span>
+      ) : (
+        <span />
+      )}
       <span className="job-item__meta">
         {formatTime(job.createdAt)} · {shortId(jobId)}
+        {job.imported && (
+          <span className="job-item__imported" data-testid="job-imported-mark" title="Imported from a trace file: read-only">
+            imported
+          </span>
+        )}
       </span>
     </button>
   )

@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react'
 import { useArbor } from '../store'
 
-/** Start a job: the built-in demo, or a scripted job with the user's task. */
+/** Start a job: the new-job dialog, the built-in demo, or a scripted job with the user's task. */
 export function NewJob() {
   const [task, setTask] = useState('')
   const [busy, setBusy] = useState(false)
@@ -21,7 +21,16 @@ export function NewJob() {
   return (
     <form className="new-job" onSubmit={submit}>
       <div className="section-title">New job</div>
-      <button type="button" className="button primary wide" data-testid="run-demo" disabled={busy} onClick={() => void run('demo')}>
+      <button
+        type="button"
+        className="button primary wide"
+        data-testid="new-job"
+        title="Choose the task, model and budgets of a new job"
+        onClick={() => useArbor.getState().openNewJob()}
+      >
+        + New job…
+      </button>
+      <button type="button" className="button wide" data-testid="run-demo" disabled={busy} onClick={() => void run('demo')}>
         ▶ Run demo
       </button>
       <textarea

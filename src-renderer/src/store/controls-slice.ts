@@ -57,16 +57,16 @@ export const createControlsSlice: SliceCreator<ControlsSlice> = (set, get) => {
         }))
       }),
 
-    exportJob: (jobId) =>
+    exportJob: (jobId, format = 'jsonl') =>
       attempt('Export', async () => {
-        const note = await transport().exportJob(jobId)
+        const note = await transport().exportJob(jobId, format)
         if (note) get().notify('info', note)
       }),
 
     openProject: (path) =>
       attempt('Open project', async () => {
         const { project } = await api().openProject({ path })
-        set({ project, jobs: {}, jobOrder: [], selectedJobId: null, tree: emptyTree(), inspectors: [] })
+        set({ project, traceOnly: false, jobs: {}, jobOrder: [], selectedJobId: null, tree: emptyTree(), inspectors: [], waiting: {}, budgetWarnings: {} })
         await get().loadJobs()
       }),
   }

@@ -1,8 +1,12 @@
 import { create } from 'zustand'
+import { createAttentionSlice } from './attention-slice'
+import { createCommandsSlice } from './commands-slice'
 import { createControlsSlice } from './controls-slice'
+import { createFormsSlice } from './forms-slice'
 import { createInspectorSlice } from './inspector-slice'
 import { createJobsSlice } from './jobs-slice'
 import { createLiveSlice } from './live-slice'
+import { createProjectsSlice } from './projects-slice'
 import { createTreeSlice } from './tree-slice'
 import type { ArborState } from './types'
 import { createUiSlice } from './ui-slice'
@@ -15,6 +19,10 @@ export const useArbor = create<ArborState>()((...args) => ({
   ...createControlsSlice(...args),
   ...createUiSlice(...args),
   ...createLiveSlice(...args),
+  ...createProjectsSlice(...args),
+  ...createAttentionSlice(...args),
+  ...createCommandsSlice(...args),
+  ...createFormsSlice(...args),
 }))
 
 export type { ArborState } from './types'

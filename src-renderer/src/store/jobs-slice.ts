@@ -10,11 +10,17 @@ export const createJobsSlice: SliceCreator<JobsSlice> = (set, get) => ({
   selectedJobId: null,
 
   async loadJobs() {
+    // With no project open there is no job list (the start screen shows); a trace shown then keeps its one job.
+    if (!get().project) return set({ jobsLoaded: true })
     try {
-      const { jobs: list } = await api().listJobs({})
+      const { jobs: list, waiting } = await api().listJobs({})
       const jobs: Record<string, Job> = {}
       for (const job of list) jobs[job.id] = job
-      set({ jobs, jobOrder: sortJobIds(jobs), jobsLoaded: true })
+      // A job shown from elsewhere (an import of another project's trace, `?job=`) stays while it is selected.
+      const shown = get().selectedJobId
+      const kept = shown && !jobs[shown] ? get().jobs[shown] : undefined
+      if (shown && kept) jobs[shown] = kept
+      set({ jobs, jobOrder: sortJobIds(jobs), jobsLoaded: true, waiting: waiting ?? {} })
       const { selectedJobId, jobOrder } = get()
       // Open the newest job on first load, so the graph is not empty when there is history.
       if (!selectedJobId && jobOrder[0]) get().selectJob(jobOrder[0])

@@ -1,3 +1,4 @@
+import { applyAttentionEvents } from './attention-events'
 import { applyInspectorEvents } from './inspector-events'
 import { applyJobEvents } from './jobs-events'
 import { applyTreeEvents } from './tree-events'
@@ -8,10 +9,13 @@ export const createLiveSlice: SliceCreator<LiveSlice> = (set, get) => ({
     if (events.length === 0) return
     const state = get()
     const jobs = applyJobEvents(state.jobs, events)
+    const attention = applyAttentionEvents(state, events)
     set({
       jobs: jobs.jobs,
       tree: applyTreeEvents(state.tree, events),
       inspectors: applyInspectorEvents(state.inspectors, events),
+      waiting: attention.waiting,
+      budgetWarnings: attention.budgetWarnings,
       ...(jobs.allPaused === null ? {} : { allPaused: jobs.allPaused }),
     })
     if (jobs.unknownJobStarted) void state.loadJobs()

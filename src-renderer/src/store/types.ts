@@ -1,8 +1,12 @@
 import type { StateCreator } from 'zustand'
 import { splitFieldErrors } from '../../../src-main/core/api/methods'
-import type { PendingApproval, ProjectInfo } from '../../../src-main/core/api/contract'
+import type { PendingApproval, ProjectInfo, RecentProject } from '../../../src-main/core/api/contract'
 import type { TraceEvent } from '../../../src-main/core/trace/events'
 import type { Job } from '../../../src-main/core/trace/model'
+import type { SettingsView } from '../../../src-main/core/api/contract'
+import type { NewJob } from '../../../src-main/core/api/job-form'
+import type { ExportFormat } from '../api/transport'
+import type { AttentionState } from './attention-events'
 import type { InspectorState } from './inspector-events'
 import type { TreeState } from './tree-state'
 
@@ -36,7 +40,7 @@ export interface ControlsSlice {
   killAgent(agentId: string): Promise<void>
   cancelSpawn(agentId: string): Promise<void>
   decideApproval(approval: PendingApproval, decision: 'approved' | 'denied'): Promise<void>
-  exportJob(jobId: string): Promise<void>
+  exportJob(jobId: string, format?: ExportFormat): Promise<void>
   openProject(path: string): Promise<void>
 }
 
@@ -68,7 +72,64 @@ export interface LiveSlice {
   refreshAll(): void
 }
 
-export type ArborState = JobsSlice & TreeSlice & InspectorSlice & ControlsSlice & UiSlice & LiveSlice
+/** The start screen's side: recent projects, opening and closing a folder, importing a trace. */
+export interface ProjectsSlice {
+  /** The first getState has answered: until then neither the start screen nor a project shows. */
+  ready: boolean
+  setReady(): void
+  recentProjects: RecentProject[]
+  recentLoaded: boolean
+  /** A trace is shown with no project open (imported from the start screen, or `?job=`). */
+  traceOnly: boolean
+  loadRecentProjects(): Promise<void>
+  /** Opens a folder as the project; resolves to an error for the user, or null. */
+  openFolder(path: string): Promise<string | null>
+  /** Desktop: the folder dialog; resolves to an error, or null (also when dismissed). */
+  chooseFolder(): Promise<string | null>
+  /** Back to the start screen. */
+  closeProject(): Promise<void>
+  /** Imports a trace (a dropped or picked file, or the desktop dialog) and selects its job; resolves to an error, or null. */
+  importTrace(source: File | 'dialog'): Promise<string | null>
+  /** Shows a job that may not belong to the open project (or with none open), e.g. from `?job=`. */
+  showJob(jobId: string): void
+}
+
+/** Root approvals waiting and budget warnings, per job, kept live from the event stream. */
+export type AttentionSlice = AttentionState
+
+/** What keyboard shortcuts and overlays ask of the views. */
+export interface CommandsSlice {
+  shortcutsOpen: boolean
+  /** Bumped to ask the graph to fit its view. */
+  fitViewRequest: number
+  /** The agent whose branch the user is asked to confirm killing. */
+  confirmKillId: string | null
+  toggleShortcuts(open?: boolean): void
+  requestFitView(): void
+  askKill(agentId: string | null): void
+}
+
+/** The new-job dialog and the settings page (store/forms-slice.ts). */
+export interface FormsSlice {
+  newJobOpen: boolean
+  openNewJob(): void
+  closeNewJob(): void
+  settingsOpen: boolean
+  /** What openSettings asked to show; `seq` changes on every call, so the page scrolls again. */
+  settingsFocus: { priceModel: string | null; seq: number } | null
+  openSettings(focus?: { priceModel?: string }): void
+  closeSettings(): void
+  /** The last settings read; it never holds a key, only where each comes from and its last four characters. */
+  settingsView: SettingsView | null
+  /** Reads the settings into settingsView; rejects with the API's error. */
+  loadSettings(): Promise<SettingsView>
+  /** Applies what a settings call returned to settingsView. */
+  patchSettings(update: (view: SettingsView) => SettingsView): void
+  /** Starts a job from the dialog; on success closes it, reloads the jobs and selects the new one. Rejects with the API's error. */
+  startAgentJob(job: NewJob): Promise<string>
+}
+
+export type ArborState = JobsSlice & TreeSlice & InspectorSlice & ControlsSlice & UiSlice & LiveSlice & ProjectsSlice & AttentionSlice & CommandsSlice & FormsSlice
 
 export type SliceCreator<Slice> = StateCreator<ArborState, [], [], Slice>
 

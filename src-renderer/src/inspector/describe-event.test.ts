@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest'
+import { eventFactory } from '../test-support/events'
+import { describeEvent, projectInstructionsOf, projectInstructionsText } from './describe-event'
+
+describe('describeEvent', () => {
+  it('names the project instructions the root started with', () => {
+    const event = eventFactory()
+    const start = event('agent.start', 'root', {
+      profile: 'general',
+      model: 'gpt-4o',
+      project_instructions: { file: 'AGENTS.md', bytes: 1234, truncated: false },
+    })
+    expect(describeEvent(start)).toEqual({
+      title: 'start',
+      summary: 'general · gpt-4o · Project instructions: AGENTS.md (1234 bytes)',
+      tone: 'agent',
+    })
+  })
+
+  it('says when the instructions were cut', () => {
+    const start = eventFactory()('agent.start', 'root', {
+      profile: 'general',
+      project_instructions: { file: 'CLAUDE.md', bytes: 40000, truncated: true },
+    })
+    const info = projectInstructionsOf(start)
+    expect(info).toEqual({ file: 'CLAUDE.md', bytes: 40000, truncated: true })
+    expect(projectInstructionsText(info!)).toBe('Project instructions: CLAUDE.md (40000 bytes, truncated)')
+  })
+
+  it('leaves a start without instructions as it was', () => {
+    const event = eventFactory()
+    const start = event('agent.start', 'child', { profile: 'explore', model: 'scripted' }, { parent_id: 'root', depth: 1 })
+    expect(describeEvent(start).summary).toBe('explore · scripted')
+    expect(projectInstructionsOf(start)).toBeNull()
+    expect(projectInstructionsOf(event('llm.call', 'root', { project_instructions: { file: 'AGENTS.md' } }))).toBeNull()
+  })
+
+  it('sums up a model call and a budget warning', () => {
+    const event = eventFactory()
+    const call = event('llm.call', 'root', {
+      model: 'gpt-4o',
+      usage: { input_tokens: 1200, output_tokens: 80, cache_read_tokens: 1000 },
+      cost_usd: 0.0042,
+      duration_ms: 1500,
+      finish_reason: 'stop',
+    })
+    expect(describeEvent(call).summary).toBe('gpt-4o · in 1.2k · out 80 · cached 1.0k · $0.0042 · 1.5s · stop')
+    expect(describeEvent(event('budget.warning', null, { share: 0.83 })).summary).toBe('83% of the job budget used')
+  })
+})

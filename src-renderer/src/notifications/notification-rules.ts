@@ -1,0 +1,57 @@
+import type { TraceEvent } from '../../../src-main/core/trace/events'
+
+/** One system notification to show: `key` is unique per event, so none is shown twice. */
+export interface PlannedNotification {
+  key: string
+  jobId: string
+  title: string
+  body: string
+}
+
+export interface NotificationContext {
+  /** The job's task, for the body ('' when unknown). */
+  taskOf(jobId: string): string
+}
+
+const firstLine = (text: string, max = 120): string => {
+  const line = text.split('\n')[0]?.trim() ?? ''
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line
+}
+
+const endTitles: Record<string, string> = {
+  completed: 'Job completed',
+  failed: 'Job failed',
+  cancelled: 'Job cancelled',
+  interrupted: 'Job interrupted',
+}
+
+/**
+ * The notifications a live batch calls for: one when a job's root agent starts waiting for an
+ * approval (`approval.request` with parent_id null; subagents never ask the user), one when a
+ * job ends. Nothing else.
+ */
+export function notificationsFor(events: readonly TraceEvent[], context: NotificationContext): PlannedNotification[] {
+  const planned: PlannedNotification[] = []
+  for (const event of events) {
+    const task = firstLine(context.taskOf(event.job_id))
+    if (event.type === 'approval.request' && event.agent_id !== null && event.parent_id === null) {
+      const command = typeof event.data.command === 'string' ? firstLine(event.data.command, 80) : ''
+      const approvalId = typeof event.data.approval_id === 'string' ? event.data.approval_id : String(event.seq)
+      planned.push({
+        key: `approval:${approvalId}`,
+        jobId: event.job_id,
+        title: 'Arbor: approval needed',
+        body: [command && `Run ${command}?`, task].filter(Boolean).join('\n'),
+      })
+    } else if (event.type === 'job.end') {
+      const status = typeof event.data.status === 'string' ? event.data.status : 'ended'
+      planned.push({
+        key: `end:${event.job_id}`,
+        jobId: event.job_id,
+        title: `Arbor: ${endTitles[status] ?? `Job ${status}`}`,
+        body: task,
+      })
+    }
+  }
+  return planned
+}

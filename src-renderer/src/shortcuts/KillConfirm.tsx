@@ -1,0 +1,47 @@
+import { useEffect } from 'react'
+import { useShallow } from 'zustand/react/shallow'
+import { useArbor, type ArborState } from '../store'
+
+function selectConfirm(state: ArborState) {
+  const id = state.confirmKillId
+  const agent = id ? state.tree.agents[id] : undefined
+  return { id, label: agent?.label ?? '', status: agent?.status, descendants: id ? (state.tree.subtree[id]?.agents ?? 1) - 1 : 0 }
+}
+
+/** The inline "kill this branch?" bar the `k` shortcut raises. Enter kills, Esc keeps it. */
+export function KillConfirm() {
+  const { id, label, status, descendants } = useArbor(useShallow(selectConfirm))
+  const active = status === 'running' || status === 'waiting_approval'
+  useEffect(() => {
+    if (!id) return
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key === 'Escape') useArbor.getState().askKill(null)
+    }
+    window.addEventListener('keydown', onKey)
+    return () => window.removeEventListener('keydown', onKey)
+  }, [id])
+  // The agent ended meanwhile: nothing left to confirm.
+  useEffect(() => {
+    if (id && !active) useArbor.getState().askKill(null)
+  }, [id, active])
+  if (!id || !active) return null
+  const kill = () => {
+    const state = useArbor.getState()
+    state.askKill(null)
+    void state.killAgent(id)
+  }
+  return (
+    <div className="confirm-bar" role="alertdialog" data-testid="kill-confirm">
+      <span className="confirm-bar__text">
+        Kill <strong>{label}</strong>
+        {descendants > 0 ? ` and its ${descendants} descendant${descendants > 1 ? 's' : ''}` : ''}? Its work so far is kept in the trace.
+      </span>
+      <button className="button danger" data-testid="kill-confirm-yes" autoFocus onClick={kill}>
+        Kill branch
+      </button>
+      <button className="button" data-testid="kill-confirm-no" onClick={() => useArbor.getState().askKill(null)}>
+        Cancel
+      </button>
+    </div>
+  )
+}

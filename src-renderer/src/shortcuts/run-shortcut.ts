@@ -1,0 +1,56 @@
+import { useArbor } from '../store'
+import type { ShortcutAction } from './keymap'
+
+const isActive = (status: string): boolean => status === 'running' || status === 'waiting_approval'
+
+/** Carries out a shortcut on the store; says why when it cannot (read-only job, nothing selected, …). */
+export function runShortcut(action: ShortcutAction): void {
+  const state = useArbor.getState()
+  const job = state.selectedJobId ? state.jobs[state.selectedJobId] : undefined
+  const info = (text: string) => state.notify('info', text)
+  /** The selected job if the user may steer it; otherwise says why not. */
+  const liveJob = (): typeof job => {
+    const why = !job
+      ? 'Select a job first.'
+      : job.imported
+        ? 'This job was imported from a trace: it is read-only.'
+        : job.status !== 'running'
+          ? 'This job is not running any more.'
+          : null
+    if (why) info(why)
+    return why ? undefined : job
+  }
+
+  switch (action) {
+    case 'help':
+      return state.toggleShortcuts()
+    case 'fitView':
+      return state.requestFitView()
+    case 'newJob': {
+      if (!state.project) return info('Open a folder first: jobs run in a project.')
+      return state.openNewJob()
+    }
+    case 'settings':
+      return state.openSettings()
+    case 'exportJsonl':
+      if (!job) return info('Select a job first.')
+      return void state.exportJob(job.id, 'jsonl')
+    case 'togglePause': {
+      const target = liveJob()
+      if (target) void state.setSpawnPaused(target.id, !target.spawn_paused)
+      return
+    }
+    case 'toggleAutoApprove': {
+      const target = liveJob()
+      if (target) void state.setAutoApprove(target.id, !target.auto_approve)
+      return
+    }
+    case 'killBranch': {
+      if (!liveJob()) return
+      const agent = state.selectedAgentId ? state.tree.agents[state.selectedAgentId] : undefined
+      if (!agent) return info('Select an agent first (click its node), then press K to kill its branch.')
+      if (!isActive(agent.status)) return info(`${agent.label} is not running.`)
+      return state.askKill(agent.id)
+    }
+  }
+}

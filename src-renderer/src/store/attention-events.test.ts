@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest'
+import { eventFactory } from '../test-support/events'
+import { applyAttentionEvents, type AttentionState } from './attention-events'
+
+const empty: AttentionState = { waiting: {}, budgetWarnings: {} }
+
+describe('applyAttentionEvents', () => {
+  it('counts pending approvals of root agents only, and clears a job when it ends', () => {
+    const event = eventFactory('job-1')
+    const asked = applyAttentionEvents(empty, [
+      event('approval.request', 'root', { approval_id: 'a1' }),
+      event('approval.request', 'root', { approval_id: 'a2' }),
+      event('approval.request', 'child', { approval_id: 'a3' }, { parent_id: 'root', depth: 1 }),
+    ])
+    expect(asked.waiting).toEqual({ 'job-1': 2 })
+    const decided = applyAttentionEvents(asked, [event('approval.decision', 'root', { approval_id: 'a1', decision: 'approved' })])
+    expect(decided.waiting).toEqual({ 'job-1': 1 })
+    const ended = applyAttentionEvents(decided, [event('job.end', null, { status: 'completed' })])
+    expect(ended.waiting).toEqual({})
+  })
+
+  it('never counts below zero and keeps other jobs', () => {
+    const event = eventFactory('job-1')
+    const state: AttentionState = { waiting: { other: 3 }, budgetWarnings: {} }
+    const next = applyAttentionEvents(state, [event('approval.decision', 'root', { approval_id: 'x', decision: 'denied' })])
+    expect(next.waiting).toEqual({ other: 3 })
+  })
+
+  it('records the share of a budget warning', () => {
+    const event = eventFactory('job-1')
+    const next = applyAttentionEvents(empty, [event('budget.warning', null, { tokens: 820, token_budget: 1000, share: 0.82 })])
+    expect(next.budgetWarnings).toEqual({ 'job-1': 0.82 })
+  })
+
+  it('returns the same state when a batch changes nothing', () => {
+    const event = eventFactory('job-1')
+    expect(applyAttentionEvents(empty, [event('llm.call', 'root'), event('tool.call', 'root')])).toBe(empty)
+  })
+})
