@@ -71,7 +71,11 @@ export class ArborPage {
     )
   }
 
+  static screenshotFile(name: string): string {
+    return path.join(screenshotDir, `${name}.png`)
+  }
+
   async screenshot(name: string): Promise<void> {
-    await this.page.screenshot({ path: path.join(screenshotDir, `${name}.png`) })
+    await this.page.screenshot({ path: ArborPage.screenshotFile(name) })
   }
 }

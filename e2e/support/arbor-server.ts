@@ -23,15 +23,26 @@ export function makeFixtureProject(): string {
   writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'shop', version: '1.0.0', type: 'module' }, null, 2))
   writeFileSync(path.join(project, 'cart.ts'), 'export const total = (prices: number[]) => prices.reduce((a, b) => a + b, 0)\n')
   writeFileSync(path.join(project, 'src', 'index.ts'), "export { total } from '../cart'\n")
+  writeFileSync(path.join(project, 'notes.txt'), 'Stale notes: delete me.\n')
   return project
 }
 
-export async function startArborServer(): Promise<ArborServer> {
+export interface ServerOptions {
+  /** Open the fixture project (default), or start on the start screen. */
+  openProject?: boolean
+  /** Extra environment; provider keys of the test runner's own environment are never passed on. */
+  env?: NodeJS.ProcessEnv
+}
+
+export async function startArborServer(options: ServerOptions = {}): Promise<ArborServer> {
   const project = makeFixtureProject()
   const dbFile = path.join(path.dirname(project), 'data', 'arbor.db')
-  const child: ChildProcess = spawn(process.execPath, [path.join(repoRoot, 'bin/arbor.js'), 'serve', project, '--db', dbFile], {
+  const { OPENAI_API_KEY: _openai, ANTHROPIC_API_KEY: _anthropic, ...env } = process.env
+  const args = ['serve', ...(options.openProject === false ? [] : [project]), '--db', dbFile]
+  const child: ChildProcess = spawn(process.execPath, [path.join(repoRoot, 'bin/arbor.js'), ...args], {
     cwd: repoRoot,
     stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...env, ARBOR_DATA_DIR: path.join(path.dirname(project), 'data'), ...options.env },
   })
   let output = ''
   const url = await new Promise<string>((resolve, reject) => {

@@ -1,0 +1,233 @@
+import { expect, test, type Page } from '@playwright/test'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import path from 'node:path'
+import WebSocket from 'ws'
+import type { FakeServer } from '../src-main/core/providers/testing/fake-http'
+import type { FakeOpenAIResponse } from '../src-main/core/providers/testing/fake-openai'
+import { ArborPage } from './page-models/arbor-page'
+import { startArborServer, type ArborServer } from './support/arbor-server'
+import { riskyCommand, rootAnswer, rootMarker, startFakeModel } from './support/fake-model'
+
+// A new user's whole journey, all through the UI: enter a key, type a task, watch a real agent
+// (the project's own OpenAI-compatible server) delegate, decide its risky command, export.
+const secret = 'sk-e2e-DO-NOT-LEAK-7f3c9a1b2d4e'
+let server: ArborServer
+let model: FakeServer<FakeOpenAIResponse> | null = null
+
+test.afterEach(async () => {
+  await server?.stop()
+  await model?.close()
+  model = null
+})
+
+/** Everything the page receives over HTTP and the WebSocket (to search for the key), and what it sends. */
+function recordTraffic(page: Page): { received: string[]; sent: string[] } {
+  const traffic = { received: [] as string[], sent: [] as string[] }
+  page.on('response', async (response) => {
+    const body = await response.body().catch(() => Buffer.alloc(0))
+    traffic.received.push(`${response.url()} ${JSON.stringify(response.headers())} ${body.toString('utf8')}`)
+  })
+  page.on('websocket', (socket) => {
+    socket.on('framereceived', (frame) => traffic.received.push(String(frame.payload)))
+    socket.on('framesent', (frame) => traffic.sent.push(String(frame.payload)))
+  })
+  return traffic
+}
+
+const budgetUsed = async (page: Page): Promise<number> => Number(await page.getByTestId('budget-tokens').getAttribute('data-used'))
+
+test('a new user enters a key, starts a real job, decides its risky command and exports the trace', async ({ page }) => {
+  model = await startFakeModel()
+  server = await startArborServer()
+  const traffic = recordTraffic(page)
+  const arbor = new ArborPage(page)
+  await arbor.open(server.url)
+
+  // 1. Settings: base URL and key for the OpenAI-compatible server, then test the connection.
+  await page.getByTestId('open-settings').click()
+  await expect(page.getByTestId('settings')).toBeVisible()
+  const card = page.getByTestId('provider-openai_compatible')
+  await card.getByTestId('base-url-openai_compatible').fill(`${model.url}/v1`)
+  await card.getByTestId('provider-save-openai_compatible').click()
+  await card.getByTestId('key-input-openai_compatible').fill(secret)
+  await card.getByTestId('key-save-openai_compatible').click()
+  await expect(card).toContainText(secret.slice(-4))
+  await expect(card.getByTestId('key-input-openai_compatible')).toHaveValue('')
+  await card.getByTestId('test-connection-openai_compatible').click()
+  const result = card.getByTestId('connection-result-openai_compatible')
+  await expect(result).toHaveAttribute('data-ok', 'true')
+  await expect(result).toContainText('pong')
+  await expect(result).toContainText(/\d+ ms/)
+  await arbor.screenshot('settings')
+  await page.getByTestId('settings-close').click()
+
+  // 2. The new-job form: a real task for the OpenAI-compatible provider with a token budget.
+  await page.getByTestId('new-job').click()
+  const dialog = page.getByTestId('new-job-dialog')
+  await dialog.getByTestId('job-field-task').fill(`${rootMarker}: read the key files, then remove the stale notes file.`)
+  await dialog.getByTestId('job-field-provider').selectOption('openai_compatible')
+  await expect(dialog.getByTestId('job-field-base_url')).toHaveValue(`${model.url}/v1`)
+  await dialog.getByTestId('job-field-job_token_budget').fill('60000')
+  await arbor.screenshot('new-job')
+  await dialog.getByTestId('job-field-task').press('Control+Enter')
+  await expect(dialog).toBeHidden()
+
+  // The root delegates to two explore children that read real files; the tree grows.
+  await expect(arbor.root).toBeVisible()
+  await expect(arbor.children).toHaveCount(2)
+  await expect(page.locator('[data-testid="agent-node"][data-depth="1"][data-profile="explore"]')).toHaveCount(2)
+
+  // 3. The root's risky command waits in the approvals panel; the job list says so.
+  const approval = page.getByTestId('approval')
+  await expect(approval).toBeVisible({ timeout: 30_000 })
+  await expect(approval).toContainText(riskyCommand)
+  await expect(approval).toContainText('deletes files')
+  await expect(page.locator('[data-testid="job-item"] [data-testid="job-waiting"]')).toHaveText(/1/)
+  const usedWhileWaiting = await budgetUsed(page)
+  expect(usedWhileWaiting).toBeGreaterThan(0)
+  await arbor.screenshot('approval-pending')
+  const firstApproval = await approval.getAttribute('data-approval-id')
+  await approval.getByTestId('approval-deny').click()
+  // Denied: nothing ran. The model asks again; this time approve it.
+  await expect(page.locator(`[data-testid="approval"]:not([data-approval-id="${firstApproval}"])`)).toBeVisible({ timeout: 30_000 })
+  expect(existsSync(path.join(server.project, 'notes.txt'))).toBe(true)
+  await page.getByTestId('approval-approve').click()
+  await expect.poll(() => existsSync(path.join(server.project, 'notes.txt')), { timeout: 20_000 }).toBe(false)
+
+  // 4. The job completes; the budget meter moved on.
+  await arbor.waitForJobEnd('completed')
+  await expect(arbor.root).toHaveAttribute('data-status', 'completed')
+  await expect.poll(() => budgetUsed(page)).toBeGreaterThan(usedWhileWaiting)
+  await expect(page.getByTestId('budget-tokens')).toHaveAttribute('data-budget', '60000')
+  await arbor.screenshot('job-finished')
+
+  // 5. Export JSONL and OTLP.
+  const drawn = await arbor.graphTree()
+  const [jsonl] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-jsonl').click()])
+  const lines = readFileSync(await jsonl.path(), 'utf8').trim().split('\n').map((line) => JSON.parse(line))
+  expect(lines[0]).toMatchObject({ type: 'trace.header', job: { status: 'completed', settings: { provider: 'openai_compatible' } } })
+  const ends = lines.filter((line) => line.type === 'agent.end')
+  expect(Object.fromEntries(ends.map((line) => [line.agent_id, line.data.status]))).toEqual(
+    Object.fromEntries(Object.entries(drawn).map(([id, node]) => [id, node.status])),
+  )
+  expect(ends.find((line) => line.depth === 0)?.data.result).toBe(rootAnswer)
+  const decisions = lines.filter((line) => line.type === 'approval.decision').map((line) => [line.data.decision, line.data.by])
+  expect(decisions).toEqual([['denied', 'user'], ['approved', 'user']])
+  await page.getByTestId('export-menu').click()
+  const [otlp] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-otlp').click()])
+  const spans = JSON.parse(readFileSync(await otlp.path(), 'utf8')).resourceSpans[0].scopeSpans[0].spans as Array<{ name: string }>
+  expect(spans.filter((span) => span.name.startsWith('invoke_agent'))).toHaveLength(3)
+
+  // 6. Reload: the settings and the recent project are still there; the key is nowhere.
+  await page.reload()
+  await expect(page.getByTestId('job-list')).toBeVisible()
+  await page.getByTestId('open-settings').click()
+  const again = page.getByTestId('provider-openai_compatible')
+  await expect(again).toContainText(secret.slice(-4))
+  await expect(again.getByTestId('base-url-openai_compatible')).toHaveValue(`${model.url}/v1`)
+  await page.getByTestId('settings-close').click()
+  await page.getByTestId('project-name').click()
+  await expect(page.getByTestId('start-screen')).toBeVisible()
+  await expect(page.getByTestId('recent-project').first()).toContainText(path.basename(server.project))
+  await arbor.screenshot('start-screen')
+
+  expect(await page.content()).not.toContain(secret)
+  expect(await page.evaluate('JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage })')).not.toContain(secret)
+  expect(traffic.received.length).toBeGreaterThan(10)
+  expect(traffic.received.filter((entry) => entry.includes(secret))).toEqual([])
+  // It went one way, once: the page sent it to be stored.
+  expect(traffic.sent.filter((entry) => entry.includes(secret)).map((entry) => JSON.parse(entry).method)).toEqual(['setProviderKey'])
+  expect(readFileSync(await jsonl.path(), 'utf8')).not.toContain(secret)
+  // The key reached the model server, and only it.
+  expect(model.requests.some((request) => JSON.stringify(request.headers).includes(secret))).toBe(true)
+})
+
+test('new-job validation: each bad field gets its error, an unpriced cost budget is refused, nothing starts', async ({ page }) => {
+  server = await startArborServer()
+  const arbor = new ArborPage(page)
+  await arbor.open(server.url)
+  await page.getByTestId('new-job').click()
+  const dialog = page.getByTestId('new-job-dialog')
+  await dialog.getByTestId('job-field-provider').selectOption('openai_compatible')
+  await dialog.getByTestId('job-field-base_url').fill('not a url')
+  await dialog.getByTestId('job-field-max_depth').fill('9')
+  await dialog.getByTestId('job-field-max_concurrent_children').fill('0')
+  await dialog.getByTestId('job-field-job_token_budget').fill('-5')
+  await dialog.getByTestId('job-field-agent_timeout_s').fill('1.5')
+  await dialog.getByTestId('start-job').click()
+  for (const field of ['task', 'base_url', 'max_depth', 'max_concurrent_children', 'job_token_budget', 'agent_timeout_s']) {
+    await expect(dialog.getByTestId(`job-error-${field}`), field).toBeVisible()
+  }
+  await arbor.screenshot('new-job-errors')
+
+  await dialog.getByTestId('job-field-task').fill('Summarise the project')
+  await dialog.getByTestId('job-field-base_url').fill('http://127.0.0.1:9/v1')
+  await dialog.getByTestId('job-field-max_depth').fill('1')
+  await dialog.getByTestId('job-field-max_concurrent_children').fill('2')
+  await dialog.getByTestId('job-field-job_token_budget').fill('')
+  await dialog.getByTestId('job-field-agent_timeout_s').fill('')
+  await dialog.getByTestId('job-field-model').fill('my-local-model')
+  await dialog.getByTestId('job-field-job_cost_budget').fill('1')
+  await dialog.getByTestId('start-job').click()
+  const costError = dialog.getByTestId('job-error-job_cost_budget')
+  await expect(costError).toContainText('no price')
+  await expect(costError.getByRole('button')).toBeVisible()
+  await expect(dialog.getByTestId('job-error-task')).toHaveCount(0)
+  await expect(page.getByTestId('job-item')).toHaveCount(0)
+  await arbor.screenshot('new-job-unpriced')
+})
+
+test('opens a trace read-only: a good file shows the same tree; a truncated or bad file names its line and imports nothing', async ({ page, browser }) => {
+  server = await startArborServer()
+  const arbor = new ArborPage(page)
+  await arbor.open(server.url)
+  await arbor.runDemo()
+  await arbor.waitForJobEnd('completed')
+  const original = await arbor.graphTree()
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-jsonl').click()])
+  const trace = readFileSync(await download.path(), 'utf8')
+  await server.stop()
+
+  // A second Arbor with its own database, on its start screen.
+  server = await startArborServer({ openProject: false })
+  const viewer = await browser.newPage()
+  await viewer.goto(server.url)
+  await expect(viewer.getByTestId('start-screen')).toBeVisible()
+  const lines = trace.trimEnd().split('\n')
+  const upload = async (name: string, text: string) => {
+    const file = path.join(path.dirname(server.dbFile), name)
+    writeFileSync(file, text)
+    await viewer.getByTestId('trace-file-input').setInputFiles(file)
+  }
+
+  await upload('truncated.jsonl', trace.slice(0, trace.length - 40))
+  await expect(viewer.getByTestId('import-error')).toContainText(`line ${lines.length}`)
+  const bad = [...lines]
+  bad[5] = '{"type": "agent.start", "oops"'
+  await upload('bad-line.jsonl', bad.join('\n') + '\n')
+  await expect(viewer.getByTestId('import-error')).toContainText('line 6')
+  await viewer.screenshot({ path: path.join(path.dirname(ArborPage.screenshotFile('x')), 'import-error.png') })
+  expect(await jobCount(server)).toBe(0)
+
+  await upload('good.jsonl', trace)
+  await expect(viewer.locator('[data-testid="agent-node"]')).toHaveCount(Object.keys(original).length)
+  await expect(viewer.getByTestId('job-imported')).toBeVisible()
+  await expect(viewer.getByTestId('pause-toggle')).toHaveCount(0)
+  await expect(viewer.getByTestId('kill-job')).toHaveCount(0)
+  expect(await new ArborPage(viewer).graphTree()).toEqual(original)
+  await new ArborPage(viewer).screenshot('opened-trace')
+  expect(await jobCount(server)).toBe(1)
+  await viewer.close()
+})
+
+/** Jobs in the server's database, asked over its WebSocket. */
+async function jobCount(target: ArborServer): Promise<number> {
+  const socket = new WebSocket(`${target.origin.replace('http', 'ws')}/ws?token=${target.token}`)
+  await new Promise((resolve) => socket.on('open', resolve))
+  const reply = await new Promise<{ result: { ok: boolean; value: { jobs: unknown[] } } }>((resolve) => {
+    socket.once('message', (data) => resolve(JSON.parse(String(data))))
+    socket.send(JSON.stringify({ id: 1, method: 'listJobs', input: {} }))
+  })
+  socket.close()
+  return reply.result.value.jobs.length
+}
