@@ -1,0 +1,95 @@
+import { execFile, spawn } from 'node:child_process'
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
+import { describe, expect, it } from 'vitest'
+import { openDatabase } from '../core/store/database'
+import { exportJobJsonl } from '../core/store/export'
+import { jobId, sampleJob, sampleJobEvents } from '../core/store/testing/job-fixture'
+import { TraceWriter } from '../core/store/trace-writer'
+
+/** `arbor import` and `arbor open`, through the real CLI process, on an exported trace. */
+const cli = fileURLToPath(new URL('./main.ts', import.meta.url))
+const exec = promisify(execFile)
+const arbor = (args: string[]) => exec(process.execPath, ['--import', 'tsx', cli, ...args], { timeout: 60_000 })
+const failure = (args: string[]) => arbor(args).then(() => ({ code: 0, stderr: '', stdout: '' }), (error: { code: number; stderr: string; stdout: string }) => error)
+
+/** A finished job's trace, written by the store's own export. */
+async function demoTrace(): Promise<{ dir: string; trace: string; lines: string[] }> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'arbor-import-'))
+  const db = openDatabase(path.join(dir, 'source.db'))
+  const writer = new TraceWriter(db)
+  writer.createJob(sampleJob())
+  for (const event of sampleJobEvents()) writer.append(event)
+  writer.flush()
+  const trace = path.join(dir, 'trace.jsonl')
+  await exportJobJsonl(db, jobId, trace)
+  db.close()
+  return { dir, trace, lines: readFileSync(trace, 'utf8').trimEnd().split('\n') }
+}
+
+describe('arbor import and open', () => {
+  it('import prints the job id; a second import says it is already there; export gives the same lines', async () => {
+    const { dir, trace, lines } = await demoTrace()
+    const db = path.join(dir, 'viewer.db')
+    const first = await arbor(['import', trace, '--db', db])
+    expect(first.stdout.trim()).toBe(jobId)
+    expect(first.stderr).toContain(`imported ${lines.length - 1} events`)
+    const second = await arbor(['import', trace, '--db', db])
+    expect(second.stderr).toContain('already in')
+    const again = path.join(dir, 'again.jsonl')
+    await arbor(['export', '--db', db, '--job', jobId, '--out', again])
+    const blank = (line: string) => line.replace(/"exported_at":"[^"]+"/, '')
+    expect(readFileSync(again, 'utf8').trimEnd().split('\n').map(blank)).toEqual(lines.map(blank))
+  }, 60_000)
+
+  it('import of a broken file exits 1 naming the line, and stores nothing', async () => {
+    const { dir, lines } = await demoTrace()
+    const broken = path.join(dir, 'broken.jsonl')
+    writeFileSync(broken, [...lines.slice(0, 4), 'not json', ...lines.slice(5)].join('\n'))
+    const db = path.join(dir, 'viewer.db')
+    const result = await failure(['import', broken, '--db', db])
+    expect(result.code).toBe(1)
+    expect(result.stderr).toContain('Trace line 5: not valid JSON')
+    expect(result.stdout).toBe('')
+    const none = await failure(['export', '--db', db, '--last', '--out', path.join(dir, 'out.jsonl')])
+    expect(none.stderr).toContain('the database holds no jobs')
+    const missing = await failure(['import', path.join(dir, 'nope.jsonl'), '--db', db])
+    expect(missing.code).toBe(2)
+  }, 60_000)
+
+  it('open imports the trace and serves the UI with that job selected', async () => {
+    const { dir, trace, lines } = await demoTrace()
+    const built = existsSync(fileURLToPath(new URL('../../out/renderer/index.html', import.meta.url)))
+    const child = spawn(process.execPath, ['--import', 'tsx', cli, 'open', trace, '--db', path.join(dir, 'viewer.db')], { stdio: ['ignore', 'pipe', 'pipe'] })
+    let output = ''
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve))
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk))
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk))
+    if (!built) {
+      // Without `npm run build` there is no UI to serve, and it says so.
+      expect(await exited).toBe(2)
+      expect(output).toContain('the UI is not built')
+      return
+    }
+    const url = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(output)), 30_000)
+      child.stdout.on('data', () => {
+        const match = /Open: (\S+)/.exec(output)
+        if (match?.[1]) {
+          clearTimeout(timer)
+          resolve(match[1])
+        }
+      })
+    })
+    expect(new URL(url).searchParams.get('job')).toBe(jobId)
+    const page = await fetch(url)
+    expect(page.status).toBe(200)
+    const exported = await fetch(new URL(`/export/${jobId}.jsonl?token=${new URL(url).searchParams.get('token')}`, url))
+    expect((await exported.text()).trimEnd().split('\n')).toHaveLength(lines.length)
+    child.kill('SIGTERM')
+    expect(await exited).toBe(0)
+  }, 60_000)
+})
