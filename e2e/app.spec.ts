@@ -99,6 +99,10 @@ test('a new user enters a key, starts a real job, decides its risky command and 
   await expect(arbor.root).toHaveAttribute('data-status', 'completed')
   await expect.poll(() => budgetUsed(page)).toBeGreaterThan(usedWhileWaiting)
   await expect(page.getByTestId('budget-tokens')).toHaveAttribute('data-budget', '60000')
+  // The root's trace opened when the job started and tails it: its answer is there at the end.
+  const rootId = await arbor.root.getAttribute('data-agent-id')
+  const inspector = page.locator(`[data-testid="inspector"][data-agent-id="${rootId}"]`)
+  await expect(inspector).toContainText(rootAnswer)
   await arbor.screenshot('job-finished')
 
   // 5. Export JSONL and OTLP.

@@ -193,7 +193,8 @@ export interface ApiOutputs {
   getJobDefaults: { job: NewJob }
   /** `waiting`: pending approvals of the root agent, by job. */
   listJobs: { jobs: Job[]; waiting: Record<string, number> }
-  startJob: { job_id: string }
+  /** `root_agent_id`: the new job's root, whose trace the UI opens at once (the main conversation). */
+  startJob: { job_id: string; root_agent_id: string }
   /** `last_seq`: the newest event the snapshot includes; apply live events after it. */
   getTree: { job: Job; agents: AgentNode[]; last_seq: number; approvals: PendingApproval[] }
   getEvents: { events: TraceEvent[] }

@@ -56,7 +56,7 @@ export function jobHandlers(context: EngineContext): JobHandlers {
     startJob: async (input) => {
       const jobId = await startJob(context, input)
       writer.flush()
-      return { job_id: jobId }
+      return { job_id: jobId, root_agent_id: supervisor.rootAgentId(jobId) ?? '' }
     },
     getTree: async ({ job_id }) => {
       writer.flush()

@@ -112,6 +112,11 @@ export class Supervisor {
     return this.agents.get(agentId)?.process?.pid
   }
 
+  /** The root agent of a job started in this session. */
+  rootAgentId(jobId: string): string | undefined {
+    return this.jobs.get(jobId)?.root?.id
+  }
+
   isActive(jobId: string): boolean {
     return this.jobs.get(jobId)?.active ?? false
   }

@@ -11,10 +11,11 @@ import type { ArborState, FormsSlice } from './types'
 function makeStore(api: Partial<ArborApi>) {
   setTransport({ kind: 'browser', api: api as ArborApi } as Transport)
   const calls: string[] = []
-  const store = create<FormsSlice & Pick<ArborState, 'loadJobs' | 'selectJob'>>()((...args) => ({
+  const store = create<FormsSlice & Pick<ArborState, 'loadJobs' | 'selectJob' | 'inspect'>>()((...args) => ({
     ...(createFormsSlice as unknown as (...a: typeof args) => FormsSlice)(...args),
     loadJobs: async () => void calls.push('loadJobs'),
     selectJob: (jobId) => void calls.push(`selectJob ${jobId}`),
+    inspect: (agentId) => void calls.push(`inspect ${agentId}`),
   }))
   return { store, calls }
 }
@@ -55,12 +56,12 @@ describe('forms slice', () => {
     expect(store.getState().settingsView?.key_storage.encrypted).toBe(true)
   })
 
-  it('starts an agent job, then closes the dialog, reloads the jobs and selects the new one', async () => {
+  it("starts an agent job, then closes the dialog, reloads the jobs, selects the new one and opens its root's trace", async () => {
     const started: ApiInput<'startJob'>[] = []
     const { store, calls } = makeStore({
       startJob: async (input) => {
         started.push(input)
-        return { job_id: 'job-7' }
+        return { job_id: 'job-7', root_agent_id: 'agent-root-7' }
       },
     })
     store.getState().openNewJob()
@@ -68,7 +69,7 @@ describe('forms slice', () => {
     await expect(store.getState().startAgentJob(job)).resolves.toBe('job-7')
     expect(started).toEqual([{ kind: 'agent', job }])
     expect(store.getState().newJobOpen).toBe(false)
-    expect(calls).toEqual(['loadJobs', 'selectJob job-7'])
+    expect(calls).toEqual(['loadJobs', 'selectJob job-7', 'inspect agent-root-7'])
   })
 
   it('leaves the dialog open and rejects when the server refuses', async () => {

@@ -30,10 +30,12 @@ export const createFormsSlice: SliceCreator<FormsSlice> = (set, get) => ({
   },
 
   async startAgentJob(job) {
-    const { job_id } = await api().startJob({ kind: 'agent', job })
+    const { job_id, root_agent_id } = await api().startJob({ kind: 'agent', job })
     set({ newJobOpen: false })
     await get().loadJobs()
     get().selectJob(job_id)
+    // The root's trace is the job's main conversation: show it live, as a chat tool would.
+    if (root_agent_id) get().inspect(root_agent_id)
     return job_id
   },
 })
