@@ -35,7 +35,7 @@ function electronBinary(): string | null {
 
 /** What the tests read of the renderer's global scope (no DOM types in this project). */
 interface RendererGlobals {
-  arbor: Pick<ArborApi, 'getState'>
+  arbor: Pick<ArborApi, 'getState' | 'getSettings' | 'setProviderKey'>
   require?: unknown
   process?: unknown
   open(url: string): unknown
@@ -94,5 +94,21 @@ test.describe('Electron app', () => {
     await expect(page.getByTestId('job-item')).toHaveCount(1)
     await expect(page.getByTestId('agent-node').first()).toBeVisible()
     await page.screenshot({ path: 'e2e/artifacts/electron-window.png' })
+
+    // Keys entered in settings are sealed with safeStorage, or refused where there is no keyring.
+    const key = 'sk-electron-never-in-plain-7788'
+    const { key_storage } = await page.evaluate(() => (globalThis as unknown as RendererGlobals).arbor.getSettings({}))
+    const stored = await page.evaluate(
+      (secret) => (globalThis as unknown as RendererGlobals).arbor.setProviderKey({ provider: 'openai', key: secret }).then(() => 'stored', (error: Error) => error.message),
+      key,
+    )
+    if (key_storage.available) {
+      expect(stored).toBe('stored')
+      expect(key_storage.encrypted).toBe(true)
+      expect(readFileSync(join(userData, 'keys.json'), 'utf8')).not.toContain(key)
+    } else {
+      expect(stored).toContain('no OS keyring')
+      expect(existsSync(join(userData, 'keys.json'))).toBe(false)
+    }
   })
 })
