@@ -1,7 +1,6 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { ApiError, ApiOutputs } from '../api/contract'
 import { createDispatcher } from '../api/dispatcher'
@@ -12,7 +11,7 @@ import { defaultPrices } from '../providers/pricing'
 import { anthropicErrors, startFakeAnthropic } from '../providers/testing/fake-anthropic'
 import { openaiErrors, startFakeOpenAI, type FakeOpenAIResponse } from '../providers/testing/fake-openai'
 import { FileKeyStore, type KeyCipher } from '../settings/key-store'
-import { ForkProcessHost } from '../supervisor/fork-host'
+import { testAgentHost } from '../supervisor/testing'
 import type { TraceEvent } from '../trace/events'
 
 /**
@@ -20,7 +19,6 @@ import type { TraceEvent } from '../trace/events'
  * (stored in a 0600 file, optionally sealed), the connection test against local servers that
  * speak the real wire formats, and the price table new jobs are costed with.
  */
-const agentSource = fileURLToPath(new URL('../agent/main.ts', import.meta.url))
 
 const openaiKey = 'sk-test-settings-openai-KEY-9f3a'
 const anthropicKey = 'sk-ant-test-settings-KEY-77b1'
@@ -48,7 +46,7 @@ function makeEngine(setup: EngineSetup = {}): { engine: Engine; dir: string; key
   const keyFile = path.join(dir, 'keys.json')
   const engine = createEngine({
     dbFile: path.join(dir, 'arbor.db'),
-    processHost: new ForkProcessHost({ entry: agentSource, execArgv: ['--import', 'tsx'] }),
+    processHost: testAgentHost(),
     projectDir: setup.project,
     killGraceMs: 1000,
     keys: setup.keys ?? new FileKeyStore(keyFile),

@@ -1,7 +1,6 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { ApiError } from '../api/contract'
 import { createDispatcher } from '../api/dispatcher'
@@ -12,7 +11,7 @@ import { anthropicConversations, startFakeAnthropic } from '../providers/testing
 import type { ConversationView, FakeServer, RecordedRequest } from '../providers/testing/fake-http'
 import { openaiConversations, openaiView, startFakeOpenAI } from '../providers/testing/fake-openai'
 import { FileKeyStore } from '../settings/key-store'
-import { ForkProcessHost } from '../supervisor/fork-host'
+import { recordEvents, testAgentHost } from '../supervisor/testing'
 import type { TraceEvent } from '../trace/events'
 
 /**
@@ -21,7 +20,6 @@ import type { TraceEvent } from '../trace/events'
  * recent projects, and real jobs with real agent processes against local servers that stream the
  * real OpenAI and Anthropic wire formats.
  */
-const agentSource = fileURLToPath(new URL('../agent/main.ts', import.meta.url))
 
 const cleanups: Array<() => Promise<void> | void> = []
 afterEach(async () => {
@@ -47,42 +45,14 @@ function makeEngine(options: { project?: string; env?: Environment } = {}): Rig 
   const dbFile = path.join(dir, 'arbor.db')
   const engine = createEngine({
     dbFile,
-    processHost: new ForkProcessHost({ entry: agentSource, execArgv: ['--import', 'tsx'] }),
+    processHost: testAgentHost(),
     projectDir: options.project,
     killGraceMs: 1000,
     keys: new FileKeyStore(path.join(dir, 'keys.json')),
     env: options.env ?? {},
   })
   cleanups.push(() => engine.close())
-  const events: TraceEvent[] = []
-  const waiters = new Set<{ predicate: (event: TraceEvent) => boolean; resolve: (event: TraceEvent) => void }>()
-  engine.subscribe(({ events: batch }) => {
-    for (const event of batch) {
-      events.push(event)
-      for (const waiter of waiters) {
-        if (!waiter.predicate(event)) continue
-        waiters.delete(waiter)
-        waiter.resolve(event)
-      }
-    }
-  })
-  return {
-    engine,
-    dir,
-    dbFile,
-    events,
-    waitFor(predicate, timeoutMs = 15_000) {
-      const seen = events.find(predicate)
-      if (seen) return Promise.resolve(seen)
-      return new Promise((resolve, reject) => {
-        const waiter = { predicate, resolve }
-        waiters.add(waiter)
-        setTimeout(() => {
-          if (waiters.delete(waiter)) reject(new Error(`timed out waiting for an event; saw: ${events.map((event) => event.type).join(', ')}`))
-        }, timeoutMs).unref()
-      })
-    },
-  }
+  return { engine, dir, dbFile, ...recordEvents(engine, 15_000) }
 }
 
 const withTimeout = <T>(promise: Promise<T>, ms: number, what: string): Promise<T> =>
@@ -232,7 +202,7 @@ describe('startJob refuses a bad new-job form field by field, and creates no job
 
     const job = goodJob({ model: 'gpt-4o-mini', job_cost_budget: 2, base_url: `${server.url}/v1`, max_depth: 2, job_token_budget: 50_000 })
     const started = await dispatch('startJob', { kind: 'agent', job })
-    expect(started).toEqual({ ok: true, value: { job_id: expect.any(String) } })
+    expect(started).toEqual({ ok: true, value: { job_id: expect.any(String), root_agent_id: expect.stringMatching(/^agent_/) } })
     const jobId = (started as { value: { job_id: string } }).value.job_id
     await withTimeout(rig.engine.waitForJob(jobId), 15_000, 'the job to end')
     expect((await rig.engine.handlers.listJobs({})).jobs.map((each) => [each.id, each.status])).toEqual([[jobId, 'completed']])

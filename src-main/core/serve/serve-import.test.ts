@@ -2,12 +2,11 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import http from 'node:http'
 import os from 'node:os'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { WebSocket } from 'ws'
 import { createEngine, type Engine } from '../engine'
 import { FileKeyStore } from '../settings/key-store'
-import { ForkProcessHost } from '../supervisor/fork-host'
+import { testAgentHost } from '../supervisor/testing'
 import { complete, createTestRig, exploreResult, taskCall, type TestRig } from '../supervisor/testing'
 import type { AgentNode } from '../trace/model'
 import { startServer, type RunningServer } from './server'
@@ -18,7 +17,6 @@ import { startServer, type RunningServer } from './server'
  * imported (read-only) job. The trace comes from a real job run by real agent processes, and is
  * imported into a second engine with its own database.
  */
-const agentSource = fileURLToPath(new URL('../agent/main.ts', import.meta.url))
 
 let source: TestRig
 let sourceJob: string
@@ -63,7 +61,7 @@ async function serve(options: { maxImportBytes?: number } = {}): Promise<Served>
   writeFileSync(path.join(rendererDir, 'index.html'), '<!doctype html><title>Arbor test page</title>\n')
   const engine = createEngine({
     dbFile: path.join(dir, 'arbor.db'),
-    processHost: new ForkProcessHost({ entry: agentSource, execArgv: ['--import', 'tsx'] }),
+    processHost: testAgentHost(),
     keys: new FileKeyStore(path.join(dir, 'keys.json')),
     env: {},
   })

@@ -19,36 +19,26 @@ export interface TestRig {
   start(script: ScriptPlan, settings?: Partial<JobSettings>, options?: { spawnPaused?: boolean }): string
 }
 
-export function createTestRig(): TestRig {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'arbor-supervisor-'))
-  const project = path.join(dir, 'project')
-  mkdirSync(project)
-  writeFileSync(path.join(project, 'README.md'), '# Fixture project\n\nA small project for supervisor tests.\n')
-  writeFileSync(path.join(project, 'index.js'), 'export const answer = 42\n')
-  const engine = createEngine({
-    dbFile: path.join(dir, 'arbor.db'),
-    processHost: new ForkProcessHost({ entry: agentSource, execArgv: ['--import', 'tsx'] }),
-    projectDir: project,
-    killGraceMs: 1000,
-  })
+/** Agent processes run from the TypeScript source, as in every engine test. */
+export const testAgentHost = (): ForkProcessHost => new ForkProcessHost({ entry: agentSource, execArgv: ['--import', 'tsx'] })
+
+/** Every event the engine stores, and a wait for the first one matching (already stored or still to come). */
+export function recordEvents(engine: Engine, defaultTimeoutMs = 20_000): Pick<TestRig, 'events' | 'waitFor'> {
   const events: TraceEvent[] = []
   const waiters = new Set<{ predicate: (event: TraceEvent) => boolean; resolve: (event: TraceEvent) => void }>()
   engine.subscribe(({ events: batch }) => {
     for (const event of batch) {
       events.push(event)
       for (const waiter of waiters) {
-        if (waiter.predicate(event)) {
-          waiters.delete(waiter)
-          waiter.resolve(event)
-        }
+        if (!waiter.predicate(event)) continue
+        waiters.delete(waiter)
+        waiter.resolve(event)
       }
     }
   })
   return {
-    engine,
-    project,
     events,
-    waitFor(predicate, timeoutMs = 20_000) {
+    waitFor(predicate, timeoutMs = defaultTimeoutMs) {
       const seen = events.find(predicate)
       if (seen) return Promise.resolve(seen)
       return new Promise((resolve, reject) => {
@@ -60,6 +50,25 @@ export function createTestRig(): TestRig {
         }, timeoutMs).unref()
       })
     },
+  }
+}
+
+export function createTestRig(): TestRig {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'arbor-supervisor-'))
+  const project = path.join(dir, 'project')
+  mkdirSync(project)
+  writeFileSync(path.join(project, 'README.md'), '# Fixture project\n\nA small project for supervisor tests.\n')
+  writeFileSync(path.join(project, 'index.js'), 'export const answer = 42\n')
+  const engine = createEngine({
+    dbFile: path.join(dir, 'arbor.db'),
+    processHost: testAgentHost(),
+    projectDir: project,
+    killGraceMs: 1000,
+  })
+  return {
+    engine,
+    project,
+    ...recordEvents(engine),
     start(script, settings = {}, options = {}) {
       return engine.supervisor.startJob({
         project,
