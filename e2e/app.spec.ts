@@ -152,26 +152,27 @@ test('new-job validation: each bad field gets its error, an unpriced cost budget
   await arbor.open(server.url)
   await page.getByTestId('new-job').click()
   const dialog = page.getByTestId('new-job-dialog')
+  const fill = async (fields: Record<string, string>) => {
+    for (const [field, value] of Object.entries(fields)) await dialog.getByTestId(`job-field-${field}`).fill(value)
+  }
   await dialog.getByTestId('job-field-provider').selectOption('openai_compatible')
-  await dialog.getByTestId('job-field-base_url').fill('not a url')
-  await dialog.getByTestId('job-field-max_depth').fill('9')
-  await dialog.getByTestId('job-field-max_concurrent_children').fill('0')
-  await dialog.getByTestId('job-field-job_token_budget').fill('-5')
-  await dialog.getByTestId('job-field-agent_timeout_s').fill('1.5')
+  await fill({ base_url: 'not a url', max_depth: '9', max_concurrent_children: '0', job_token_budget: '-5', agent_timeout_s: '1.5' })
   await dialog.getByTestId('start-job').click()
   for (const field of ['task', 'base_url', 'max_depth', 'max_concurrent_children', 'job_token_budget', 'agent_timeout_s']) {
     await expect(dialog.getByTestId(`job-error-${field}`), field).toBeVisible()
   }
   await arbor.screenshot('new-job-errors')
 
-  await dialog.getByTestId('job-field-task').fill('Summarise the project')
-  await dialog.getByTestId('job-field-base_url').fill('http://127.0.0.1:9/v1')
-  await dialog.getByTestId('job-field-max_depth').fill('1')
-  await dialog.getByTestId('job-field-max_concurrent_children').fill('2')
-  await dialog.getByTestId('job-field-job_token_budget').fill('')
-  await dialog.getByTestId('job-field-agent_timeout_s').fill('')
-  await dialog.getByTestId('job-field-model').fill('my-local-model')
-  await dialog.getByTestId('job-field-job_cost_budget').fill('1')
+  await fill({
+    task: 'Summarise the project',
+    base_url: 'http://127.0.0.1:9/v1',
+    max_depth: '1',
+    max_concurrent_children: '2',
+    job_token_budget: '',
+    agent_timeout_s: '',
+    model: 'my-local-model',
+    job_cost_budget: '1',
+  })
   await dialog.getByTestId('start-job').click()
   const costError = dialog.getByTestId('job-error-job_cost_budget')
   await expect(costError).toContainText('no price')
