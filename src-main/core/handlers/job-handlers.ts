@@ -2,7 +2,7 @@ import type { ApiHandlers, ApiInput } from '../api/contract'
 import { ApiFailure, notFound } from '../api/errors'
 import { checkNewJob, type FieldErrors, type KeyedProviderId, type NewJob } from '../api/job-form'
 import { demoJob, scriptedJob } from '../demo/demo-job'
-import { resolveConnectionFor } from '../settings/providers'
+import { keyDestinationError, resolveConnectionFor } from '../settings/providers'
 import { exportJob, jsonlFormat } from '../store/export'
 import { importTraceFile } from '../store/import-job'
 import { otlpFormat } from '../store/otlp'
@@ -129,8 +129,11 @@ async function startJob(context: EngineContext, input: ApiInput<'startJob'>): Pr
   const job = input.job
   const errors: FieldErrors = checkNewJob(job, { prices: context.settings.prices(), profiles: Object.keys(loadedProfiles.profiles) })
   if (job.provider !== 'scripted') {
-    const connection = resolveConnectionFor(job.provider as KeyedProviderId, job.base_url, providerSources(context))
+    const provider = job.provider as KeyedProviderId
+    const connection = resolveConnectionFor(provider, job.base_url, providerSources(context))
     if ('error' in connection) errors.provider = connection.error
+    const destination = keyDestinationError(provider, job.base_url, providerSources(context))
+    if (destination) errors.base_url = destination
   }
   const problems = Object.entries(errors)
   if (problems.length > 0) {

@@ -133,6 +133,8 @@ describe('provider keys are write-only', () => {
     expect(statSync(keyFile).mode & 0o777).toBe(0o600)
     expect(readFileSync(keyFile, 'utf8')).toContain(openaiKey)
 
+    // The key goes only to the base URL saved for its provider.
+    await engine.handlers.setProviderConfig({ provider: 'openai', base_url: `${server.url}/v1`, model: 'gpt-4o', light_model: null })
     const tested = await engine.handlers.testConnection({ provider: 'openai', base_url: `${server.url}/v1` })
     expect(tested).toMatchObject({ ok: true, answer: 'pong' })
     expect(server.requests[0]?.headers.authorization).toBe(`Bearer ${openaiKey}`)
@@ -230,6 +232,7 @@ describe('testConnection', () => {
     await engine.handlers.setProviderKey({ provider: 'openai', key: openaiKey })
     // A compatible server that echoes the whole key in its error message.
     const server = await fakeOpenAI(openaiErrors.auth(`Incorrect API key provided: ${openaiKey}. Check your key.`))
+    await engine.handlers.setProviderConfig({ provider: 'openai', base_url: `${server.url}/v1`, model: 'gpt-4o-mini', light_model: null })
     const result = await engine.handlers.testConnection({ provider: 'openai', base_url: `${server.url}/v1`, model: 'gpt-4o-mini' })
     expect(result).toMatchObject({ ok: false, status: 401, latency_ms: expect.any(Number) })
     const message = (result as { message: string }).message
@@ -248,6 +251,15 @@ describe('testConnection', () => {
     expect(server.requests).toHaveLength(1)
   })
 
+  it('never sends a stored key to a base URL other than the saved one', async () => {
+    const { engine } = makeEngine()
+    await engine.handlers.setProviderKey({ provider: 'openai', key: openaiKey })
+    const elsewhere = await fakeOpenAI({ text: 'pong' })
+    const result = await engine.handlers.testConnection({ provider: 'openai', base_url: `${elsewhere.url}/v1` })
+    expect(result).toMatchObject({ ok: false, status: null, message: expect.stringContaining('only to the base URL in Settings') })
+    expect(elsewhere.requests).toHaveLength(0)
+  })
+
   it('without a key for a remote server it says where to put one, sending nothing', async () => {
     const { engine } = makeEngine()
     const result = await engine.handlers.testConnection({ provider: 'openai' })
@@ -260,6 +272,7 @@ describe('testConnection', () => {
     await engine.handlers.setProviderKey({ provider: 'anthropic', key: anthropicKey })
     const server = await startFakeAnthropic({ queue: [{ text: 'pong' }, anthropicErrors.auth('invalid x-api-key')] })
     cleanups.push(() => server.close())
+    await engine.handlers.setProviderConfig({ provider: 'anthropic', base_url: server.url, model: 'claude-sonnet-4-6', light_model: null })
 
     const ok = await engine.handlers.testConnection({ provider: 'anthropic', base_url: server.url, model: 'claude-haiku-4-5' })
     expect(ok).toEqual({ ok: true, latency_ms: expect.any(Number), model: 'claude-haiku-4-5', answer: 'pong' })

@@ -1,7 +1,7 @@
 import type { ApiHandlers, PriceRow } from '../api/contract'
 import { ApiFailure } from '../api/errors'
 import { defaultPrices } from '../providers/pricing'
-import { allProviderInfo, keyInfo, providerInfo, resolveConnectionFor } from '../settings/providers'
+import { allProviderInfo, keyDestinationError, keyInfo, providerInfo, resolveConnectionFor } from '../settings/providers'
 import { testConnection } from '../settings/test-connection'
 import type { AppSettings } from '../store/app-settings'
 import { providerSources, type EngineContext } from './context'
@@ -38,6 +38,8 @@ export function settingsHandlers(context: EngineContext): SettingsHandlers {
     },
     testConnection: async ({ provider, base_url, model }) => {
       const info = providerInfo(provider, sources())
+      const refused = keyDestinationError(provider, base_url, sources())
+      if (refused) return { ok: false, latency_ms: 0, status: null, message: refused }
       const connection = resolveConnectionFor(provider, base_url ?? null, sources())
       if ('error' in connection) return { ok: false, latency_ms: 0, status: null, message: connection.error }
       return testConnection(provider, model ?? info.model, connection)

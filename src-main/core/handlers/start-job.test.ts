@@ -383,6 +383,11 @@ describe('a real job through the API', () => {
       ]),
     })) as FakeServer<unknown>
     cleanups.push(() => server.close())
+    // A job's base URL override gets the key only when it is the one saved for the provider.
+    const elsewhere = goodJob({ provider: 'anthropic', base_url: 'http://127.0.0.1:9', model: 'claude-haiku-4-5', light_model: null })
+    const refused = await createDispatcher(rig.engine.handlers)('startJob', { kind: 'agent', job: elsewhere })
+    expect(refused).toMatchObject({ ok: false, error: { fields: { base_url: expect.stringContaining('only to the base URL in Settings') } } })
+    await rig.engine.handlers.setProviderConfig({ provider: 'anthropic', base_url: server.url, model: 'claude-haiku-4-5', light_model: null })
 
     const { job_id } = await rig.engine.handlers.startJob({
       kind: 'agent',

@@ -246,6 +246,16 @@ describe('the WebSocket API on an imported job', () => {
       })
   }
 
+  it('never reads or writes a file a browser names: importTrace and exportJob by path are refused', async () => {
+    const served = await serve()
+    const call = caller(await connect(served.server))
+    const read = await call('importTrace', { path: '/etc/passwd' })
+    expect(read).toMatchObject({ ok: false, error: { code: 'invalid_request', message: expect.stringContaining('POST /import') } })
+    const write = await call('exportJob', { job_id: sourceJob, path: '/tmp/arbor-should-not-exist.jsonl' })
+    expect(write).toMatchObject({ ok: false, error: { code: 'invalid_request', message: expect.stringContaining('/export/') } })
+    expect(((await call('listJobs', {})).value as { jobs: unknown[] }).jobs).toEqual([])
+  })
+
   it('refuses setAutoApprove, killAgent and setSpawnPaused with conflict, and still reads the tree', async () => {
     const served = await serve()
     await upload(served.server, trace)

@@ -157,10 +157,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
         return
       }
       // A browser downloads exports over HTTP; it never makes the server write a file.
-      const result =
-        parsed.data.method === 'exportJob'
-          ? { ok: false, error: { code: 'invalid_request', message: 'exportJob: download GET /export/<job_id>.jsonl (or .otlp.json) instead' } }
-          : await dispatch(parsed.data.method, parsed.data.input)
+      const result = browserRefusals[parsed.data.method] ?? (await dispatch(parsed.data.method, parsed.data.input))
       if (client.readyState === client.OPEN) client.send(JSON.stringify({ id: parsed.data.id, result }))
     })
   })
@@ -198,6 +195,15 @@ function setCommonHeaders(response: http.ServerResponse): void {
 }
 
 class UploadTooLarge extends Error {}
+
+/**
+ * Methods a browser may not call by file path: it downloads exports and uploads traces over HTTP,
+ * so it never makes the server write or read a file it names.
+ */
+const browserRefusals: Record<string, { ok: false; error: { code: 'invalid_request'; message: string } }> = {
+  exportJob: { ok: false, error: { code: 'invalid_request', message: 'exportJob: download GET /export/<job_id>.jsonl (or .otlp.json) instead' } },
+  importTrace: { ok: false, error: { code: 'invalid_request', message: 'importTrace: upload the file with POST /import instead' } },
+}
 
 /** A browser request from our own page (or a non-browser client, which sends no Origin). */
 const sameOrigin = (origin: string | undefined, port: number): boolean =>

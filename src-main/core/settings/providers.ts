@@ -94,3 +94,23 @@ export function resolveConnectionFor(
       (provider === 'openai_compatible' ? ' (a server on this machine, such as http://localhost:11434/v1, needs none)' : ''),
   }
 }
+
+const sameUrl = (a: string, b: string): boolean => a.trim().replace(/\/+$/, '') === b.trim().replace(/\/+$/, '')
+
+/**
+ * A request from the UI (a job's or a connection test's base URL) may not send a provider's key
+ * anywhere but to the base URL configured for it in settings or the environment: otherwise a
+ * page that can call the API could ask for the key to be sent to a server of its own. Without
+ * a key there is nothing to leak, so any URL is fine. The CLI's `--base-url` is the user's own
+ * command line and is not checked.
+ */
+export function keyDestinationError(provider: KeyedProviderId, baseUrl: string | null | undefined, sources: ProviderSources): string | null {
+  if (!baseUrl?.trim()) return null
+  const info = providerInfo(provider, sources)
+  if (info.base_url && sameUrl(baseUrl, info.base_url)) return null
+  if (resolveKey(provider, sources).key === null) return null
+  return (
+    `Arbor sends the ${providerLabels[provider]} key only to the base URL in Settings ▸ Providers (${info.base_url ?? 'none set'}): ` +
+    'save this base URL there to use the key with it'
+  )
+}

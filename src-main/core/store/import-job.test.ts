@@ -89,6 +89,16 @@ describe('importTraceFile', () => {
     source.close()
   })
 
+  it('never echoes the content of a file that is not a trace', () => {
+    const db = openDatabase(join(tempDir(), 'target.db'))
+    const file = join(tempDir(), 'secrets.txt')
+    writeFileSync(file, 'root:SECRET-PASSWORD-HASH:0:0:root:/root:/bin/bash\n')
+    expect(() => importTraceFile(db, file)).toThrow(/^Trace line 1: not valid JSON$/)
+    writeFileSync(file, '{"type":"trace.header","token":"SECRET-TOKEN-1"')
+    expect(() => importTraceFile(db, file)).toThrow(/^Trace line 1: not valid JSON \(at column \d+\)$/)
+    db.close()
+  })
+
   it('names a missing file', () => {
     const db = openDatabase(join(tempDir(), 'target.db'))
     expect(() => importTraceFile(db, join(tempDir(), 'nope.jsonl'))).toThrow(/Cannot read .*nope\.jsonl: ENOENT/)

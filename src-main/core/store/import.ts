@@ -107,7 +107,7 @@ export class TraceReader {
     try {
       value = JSON.parse(text)
     } catch (error) {
-      this.fail(`not valid JSON (${(error as Error).message})`)
+      this.fail(`not valid JSON${jsonErrorPlace((error as Error).message)}`)
     }
     if (this.header) return this.pushEvent(value, this.header)
     this.header = this.parseHeader(value)
@@ -157,6 +157,16 @@ export class TraceReader {
   private fail(detail: string): never {
     throw new TraceParseError(this.lineNumber, detail)
   }
+}
+
+/**
+ * Where a line's JSON broke, without the text around it: a parse error quotes the line, and the
+ * file may not be a trace at all (a path a caller chose), so none of its content is echoed.
+ */
+function jsonErrorPlace(message: string): string {
+  const position = /position (\d+)/.exec(message)?.[1]
+  if (position !== undefined) return ` (at column ${Number(position) + 1})`
+  return /end of JSON input/i.test(message) ? ' (the line ends too early)' : ''
 }
 
 const describeType = (type: unknown): string => (typeof type === 'string' ? `type "${type}"` : 'no type')
