@@ -19,6 +19,12 @@ test('refuses every HTTP and WebSocket request without the token', async ({ requ
     const response = await request.get(`${server.origin}${target}`)
     expect(response.status(), target).toBe(401)
   }
+  // Uploads: no token, a wrong one, or a page of another origin holding the right one.
+  const trace = '{"type":"trace.header"}\n'
+  expect((await request.post(`${server.origin}/import`, { data: trace })).status()).toBe(401)
+  expect((await request.post(`${server.origin}/import?token=nope`, { data: trace })).status()).toBe(401)
+  const crossSite = await request.post(`${server.origin}/import?token=${server.token}`, { data: trace, headers: { origin: 'http://evil.example' } })
+  expect(crossSite.status()).toBe(403)
   const page = await request.get(server.url)
   expect(page.status()).toBe(200)
   expect(page.headers()['content-security-policy']).toContain("script-src 'self'")
