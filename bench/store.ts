@@ -1,6 +1,9 @@
 /**
  * Store benchmark: events/second of (a) a bare better-sqlite3 insert loop (baseline), (b) the
- * TraceWriter with its projections, (c) JSONL export; each as a ratio to (a).
+ * TraceWriter with its projections, (c) JSONL export; each as a ratio to (a). Then import:
+ * (d) a bare loop that reads the exported file, parses each line and inserts it (the floor of any
+ * import), and (e) importTraceFile, which also validates every line and projects the tree, as a
+ * ratio to (d).
  * Run: node --import tsx bench/store.ts [events]
  */
 import { mkdtempSync, rmSync, statSync } from 'node:fs'
@@ -9,6 +12,7 @@ import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { openDatabase } from '../src-main/core/store/database'
 import { exportJobJsonl } from '../src-main/core/store/export'
+import { importTraceFile, readLinesSync } from '../src-main/core/store/import-job'
 import { TraceWriter } from '../src-main/core/store/trace-writer'
 import type { NewTraceEvent } from '../src-main/core/trace/events'
 import type { Job } from '../src-main/core/trace/model'
@@ -115,6 +119,27 @@ async function main(): Promise<void> {
     const exportMs = performance.now() - started
     db.close()
 
+    // (d) the import floor: read the file line by line, parse, insert, one transaction.
+    const floor = openDatabase(join(dir, 'floor.db'))
+    new TraceWriter(floor).createJob(job)
+    const floorInsert = floor.prepare('INSERT INTO events (job_id, agent_id, parent_id, depth, type, ts, data, source_seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
+    let header = true
+    const bareImport = time(() =>
+      floor.transaction(() =>
+        readLinesSync(file, (line) => {
+          if (header) return void (header = false)
+          const event = JSON.parse(line) as NewTraceEvent & { seq: number }
+          floorInsert.run(event.job_id, event.agent_id, event.parent_id, event.depth, event.type, event.ts, JSON.stringify(event.data), event.seq)
+        }),
+      )(),
+    )
+    floor.close()
+
+    // (e) importTraceFile: the same, plus each line checked against the trace schema and the tree projected.
+    const target = openDatabase(join(dir, 'import.db'))
+    const imported = time(() => importTraceFile(target, file))
+    target.close()
+
     const rate = (count: number, ms: number) => (count / ms) * 1000
     const baseRate = rate(events.length, baseline.ms)
     const rows: [string, number, number][] = [
@@ -123,13 +148,17 @@ async function main(): Promise<void> {
       [`(c) export JSONL (${(statSync(file).size / 1e6).toFixed(1)} MB)`, lines, exportMs],
     ]
     console.log(`store bench: ${events.length} events, ${agentsPerJob} agents, node ${process.version}`)
-    for (const [name, count, ms] of rows) {
+    const report = (name: string, count: number, ms: number, baseline: number, label: string) => {
       const perSecond = rate(count, ms)
       console.log(
         `${name.padEnd(44)} ${Math.round(perSecond).toLocaleString('en-US').padStart(11)} /s  ` +
-          `${ms.toFixed(0).padStart(6)} ms  ratio to (a) ${(perSecond / baseRate).toFixed(2)}`,
+          `${ms.toFixed(0).padStart(6)} ms  ratio to ${label} ${(perSecond / baseline).toFixed(2)}`,
       )
     }
+    for (const [name, count, ms] of rows) report(name, count, ms, baseRate, '(a)')
+    const importFloorRate = rate(lines - 1, bareImport.ms)
+    report('(d) bare read + parse + insert of the file', lines - 1, bareImport.ms, importFloorRate, '(d)')
+    report('(e) importTraceFile (checked, projected)', imported.value.events, imported.ms, importFloorRate, '(d)')
   } finally {
     rmSync(dir, { recursive: true, force: true })
   }
