@@ -1,0 +1,78 @@
+import type { ReactNode } from 'react'
+import type { PriceTable } from '../../../../src-main/core/providers/pricing'
+import { FormSection } from '../../settings/FormControls'
+import { unpricedModels } from '../NewJobForm'
+import { Affix } from './Affix'
+import type { JobFields } from './job-fields'
+
+/** How deep and wide the tree may grow, and what it may spend. */
+export function LimitsSection(props: { fields: JobFields; prices: PriceTable }) {
+  const { id, row, textInput } = props.fields
+  return (
+    <FormSection title="Limits & budgets" id={id('s-limits')}>
+      {row(
+        'max_depth',
+        'Max depth',
+        'Levels of subagents below the root (0: the root works alone; at most 8).',
+        textInput('max_depth', { inputMode: 'numeric', className: 'narrow' }),
+      )}
+      {row(
+        'max_concurrent_children',
+        'Max children per parent',
+        'Subagents one parent runs at once; more wait in its queue.',
+        textInput('max_concurrent_children', { inputMode: 'numeric', className: 'narrow' }),
+      )}
+      {row(
+        'job_token_budget',
+        'Job token budget',
+        'Tokens across the whole tree; the job stops when they are spent. Empty: none.',
+        <Affix suffix="tokens">{textInput('job_token_budget', { inputMode: 'numeric', placeholder: 'none' })}</Affix>,
+        { optional: true },
+      )}
+      {row(
+        'job_cost_budget',
+        'Job cost budget',
+        'USD across the whole tree; needs a price for each model. Empty: none.',
+        <Affix prefix="$" suffix="USD">
+          {textInput('job_cost_budget', { inputMode: 'decimal', placeholder: 'none' })}
+        </Affix>,
+        { error: costError(props.fields, props.prices), optional: true },
+      )}
+      {row(
+        'agent_timeout_s',
+        'Per-agent timeout',
+        'Wall-clock limit for each agent. Empty: none.',
+        <Affix suffix="seconds">{textInput('agent_timeout_s', { inputMode: 'numeric', placeholder: 'none' })}</Affix>,
+        { optional: true },
+      )}
+    </FormSection>
+  )
+}
+
+/** The cost budget's error, with a button to add a price for each model that has none. */
+function costError(fields: JobFields, prices: PriceTable): ReactNode {
+  const message = fields.errorOf('job_cost_budget')
+  if (!message) return undefined
+  const missing = unpricedModels(fields.form, prices).filter(Boolean)
+  return (
+    <>
+      <span>{message}</span>
+      {missing.length > 0 && (
+        <span className="form-error__actions">
+          {missing.map((model) => (
+            <button
+              key={model}
+              type="button"
+              className="button small"
+              data-testid="job-add-price"
+              data-model={model}
+              onClick={() => fields.openSettings('job_cost_budget', model)}
+            >
+              Add a price for “{model}”
+            </button>
+          ))}
+        </span>
+      )}
+    </>
+  )
+}

@@ -1,0 +1,66 @@
+import type { ReactNode } from 'react'
+import { FormRow } from '../../settings/FormControls'
+import type { FormField, NewJobForm } from '../NewJobForm'
+
+/** The dialog's state that its fields read and write. */
+export interface JobFieldState {
+  form: NewJobForm
+  /** A DOM id unique to this dialog, for a field, a hint or a datalist. */
+  id(name: string): string
+  errorOf(field: FormField): string | undefined
+  update<K extends keyof NewJobForm>(field: K, value: NewJobForm[K]): void
+  markTouched(field: FormField): void
+  /** Opens the settings page (at a model's price, if given); focus comes back to `field` after. */
+  openSettings(field: FormField, priceModel?: string): void
+}
+
+/** What the dialog hands its sections: its state, and the markup every field shares. */
+export type JobFields = ReturnType<typeof jobFields>
+
+type TextField = Exclude<FormField, 'provider' | 'auto_approve' | 'spawn_paused'>
+
+export function jobFields(state: JobFieldState) {
+  const { id, errorOf } = state
+  /** Props every input gets: its id, test id, and the error and hint it is described by. */
+  const fieldProps = (field: FormField) => ({
+    id: id(field),
+    'data-testid': `job-field-${field}`,
+    'aria-invalid': errorOf(field) ? true : undefined,
+    'aria-describedby': `${id(field)}-error ${id(field)}-hint`,
+    onBlur: () => state.markTouched(field),
+  })
+  /** A field's row: label, control, then its error (`extra.error`, else the field's) and hint. */
+  const row = (field: FormField, label: ReactNode, hint: ReactNode, control: ReactNode, extra: { error?: ReactNode; optional?: boolean } = {}) => (
+    <FormRow
+      label={label}
+      htmlFor={id(field)}
+      optional={extra.optional}
+      error={extra.error ?? errorOf(field)}
+      errorId={`${id(field)}-error`}
+      errorTestId={`job-error-${field}`}
+      hint={hint}
+      hintId={`${id(field)}-hint`}
+    >
+      {control}
+    </FormRow>
+  )
+  const textInput = (
+    field: TextField,
+    props: { placeholder?: string; inputMode?: 'numeric' | 'decimal' | 'url'; className?: string; list?: string; disabled?: boolean } = {},
+  ) => (
+    <input
+      {...fieldProps(field)}
+      className={`input ${props.className ?? ''}`}
+      type="text"
+      autoComplete="off"
+      spellCheck={false}
+      inputMode={props.inputMode}
+      placeholder={props.placeholder}
+      list={props.list}
+      disabled={props.disabled}
+      value={state.form[field]}
+      onChange={(event) => state.update(field, event.target.value)}
+    />
+  )
+  return { ...state, fieldProps, row, textInput }
+}
