@@ -1,3 +1,4 @@
+import type { Statement } from 'better-sqlite3'
 import type { NewJob } from '../api/job-form'
 import { defaultPrices, type ModelPrice, type PriceTable } from '../providers/pricing'
 import type { SqliteDatabase } from './database'
@@ -5,7 +6,7 @@ import type { SqliteDatabase } from './database'
 /**
  * What the app remembers besides traces (migration 002): recent projects with the last new-job
  * settings of each, per-provider settings, and the user's price edits. Never a key: keys live in
- * the key store (core/settings/key-store.ts).
+ * the key store (core/settings/key-store.ts). Statements are prepared once.
  */
 
 export interface ProjectRecord {
@@ -21,65 +22,86 @@ export interface ProviderSettingsRecord {
   light_model: string | null
 }
 
+type PriceRecord = ModelPrice & { model: string }
+
 export class AppSettings {
+  private readonly statements: {
+    newestOpen: Statement<[], { opened_at: string | null }>
+    recordProject: Statement<[string, string, string]>
+    recentProjects: Statement<[number], ProjectRecord>
+    jobDefaults: Statement<[string], { job_defaults: string | null }>
+    saveJobDefaults: Statement<[string, string, string, string]>
+    providerSettings: Statement<[string], ProviderSettingsRecord>
+    saveProviderSettings: Statement<[ProviderSettingsRecord]>
+    prices: Statement<[], PriceRecord>
+    setPrice: Statement<[string, number, number, number, number, string]>
+    resetPrice: Statement<[string]>
+  }
+
   constructor(
-    private readonly db: SqliteDatabase,
+    db: SqliteDatabase,
     private readonly now: () => Date = () => new Date(),
-  ) {}
+  ) {
+    this.statements = {
+      newestOpen: db.prepare('SELECT max(opened_at) AS opened_at FROM projects'),
+      recordProject: db.prepare(
+        'INSERT INTO projects (path, name, opened_at) VALUES (?, ?, ?) ON CONFLICT (path) DO UPDATE SET name = excluded.name, opened_at = excluded.opened_at',
+      ),
+      recentProjects: db.prepare('SELECT path, name, opened_at FROM projects ORDER BY opened_at DESC, rowid DESC LIMIT ?'),
+      jobDefaults: db.prepare('SELECT job_defaults FROM projects WHERE path = ?'),
+      saveJobDefaults: db.prepare(
+        'INSERT INTO projects (path, name, opened_at, job_defaults) VALUES (?, ?, ?, ?) ON CONFLICT (path) DO UPDATE SET job_defaults = excluded.job_defaults',
+      ),
+      providerSettings: db.prepare('SELECT provider, base_url, model, light_model FROM provider_settings WHERE provider = ?'),
+      saveProviderSettings: db.prepare(
+        `INSERT INTO provider_settings (provider, base_url, model, light_model) VALUES (@provider, @base_url, @model, @light_model)
+         ON CONFLICT (provider) DO UPDATE SET base_url = excluded.base_url, model = excluded.model, light_model = excluded.light_model`,
+      ),
+      prices: db.prepare('SELECT model, input, output, cache_read, cache_write FROM prices ORDER BY model'),
+      setPrice: db.prepare(
+        `INSERT INTO prices (model, input, output, cache_read, cache_write, updated_at) VALUES (?, ?, ?, ?, ?, ?)
+         ON CONFLICT (model) DO UPDATE SET input = excluded.input, output = excluded.output,
+           cache_read = excluded.cache_read, cache_write = excluded.cache_write, updated_at = excluded.updated_at`,
+      ),
+      resetPrice: db.prepare('DELETE FROM prices WHERE model = ?'),
+    }
+  }
 
   recordProject(path: string, name: string): void {
     // Strictly later than the newest entry, so two opens in one millisecond keep their order.
-    const newest = this.db.prepare<[], { opened_at: string | null }>('SELECT max(opened_at) AS opened_at FROM projects').get()?.opened_at
+    const newest = this.statements.newestOpen.get()?.opened_at
     const now = this.now().getTime()
     const openedAt = new Date(newest && Date.parse(newest) >= now ? Date.parse(newest) + 1 : now).toISOString()
-    this.db
-      .prepare('INSERT INTO projects (path, name, opened_at) VALUES (?, ?, ?) ON CONFLICT (path) DO UPDATE SET name = excluded.name, opened_at = excluded.opened_at')
-      .run(path, name, openedAt)
+    this.statements.recordProject.run(path, name, openedAt)
   }
 
   /** Most recent first. */
   recentProjects(limit = 20): ProjectRecord[] {
-    return this.db.prepare<[number], ProjectRecord>('SELECT path, name, opened_at FROM projects ORDER BY opened_at DESC, rowid DESC LIMIT ?').all(limit)
+    return this.statements.recentProjects.all(limit)
   }
 
   /** The settings of the last job started in `project` (its task left out), or null. */
   jobDefaults(project: string): Omit<NewJob, 'task'> | null {
-    const row = this.db.prepare<[string], { job_defaults: string | null }>('SELECT job_defaults FROM projects WHERE path = ?').get(project)
+    const row = this.statements.jobDefaults.get(project)
     return row?.job_defaults ? (JSON.parse(row.job_defaults) as Omit<NewJob, 'task'>) : null
   }
 
   saveJobDefaults(project: string, name: string, job: NewJob): void {
     const { task: _task, ...defaults } = job
-    this.db
-      .prepare(
-        'INSERT INTO projects (path, name, opened_at, job_defaults) VALUES (?, ?, ?, ?) ON CONFLICT (path) DO UPDATE SET job_defaults = excluded.job_defaults',
-      )
-      .run(project, name, this.now().toISOString(), JSON.stringify(defaults))
+    this.statements.saveJobDefaults.run(project, name, this.now().toISOString(), JSON.stringify(defaults))
   }
 
   providerSettings(provider: string): ProviderSettingsRecord | null {
-    return (
-      this.db
-        .prepare<[string], ProviderSettingsRecord>('SELECT provider, base_url, model, light_model FROM provider_settings WHERE provider = ?')
-        .get(provider) ?? null
-    )
+    return this.statements.providerSettings.get(provider) ?? null
   }
 
   saveProviderSettings(record: ProviderSettingsRecord): void {
-    this.db
-      .prepare(
-        `INSERT INTO provider_settings (provider, base_url, model, light_model) VALUES (@provider, @base_url, @model, @light_model)
-         ON CONFLICT (provider) DO UPDATE SET base_url = excluded.base_url, model = excluded.model, light_model = excluded.light_model`,
-      )
-      .run(record)
+    this.statements.saveProviderSettings.run(record)
   }
 
   /** The user's edits and additions to the price table. */
   priceEdits(): Record<string, ModelPrice> {
-    const rows = this.db
-      .prepare<[], ModelPrice & { model: string }>('SELECT model, input, output, cache_read, cache_write FROM prices ORDER BY model')
-      .all()
-    return Object.fromEntries(rows.map(({ model, ...price }) => [model, price]))
+    return Object.fromEntries(this.statements.prices.all().map(({ model, ...price }) => [model, price]))
   }
 
   /** The table new jobs use: the built-in prices with the user's edits on top. */
@@ -88,16 +110,10 @@ export class AppSettings {
   }
 
   setPrice(model: string, price: ModelPrice): void {
-    this.db
-      .prepare(
-        `INSERT INTO prices (model, input, output, cache_read, cache_write, updated_at) VALUES (?, ?, ?, ?, ?, ?)
-         ON CONFLICT (model) DO UPDATE SET input = excluded.input, output = excluded.output,
-           cache_read = excluded.cache_read, cache_write = excluded.cache_write, updated_at = excluded.updated_at`,
-      )
-      .run(model, price.input, price.output, price.cache_read, price.cache_write, this.now().toISOString())
+    this.statements.setPrice.run(model, price.input, price.output, price.cache_read, price.cache_write, this.now().toISOString())
   }
 
   resetPrice(model: string): boolean {
-    return this.db.prepare('DELETE FROM prices WHERE model = ?').run(model).changes > 0
+    return this.statements.resetPrice.run(model).changes > 0
   }
 }
