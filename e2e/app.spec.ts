@@ -5,7 +5,7 @@ import WebSocket from 'ws'
 import type { FakeServer } from '../src-main/core/providers/testing/fake-http'
 import type { FakeOpenAIResponse } from '../src-main/core/providers/testing/fake-openai'
 import { ArborPage } from './page-models/arbor-page'
-import { startArborServer, type ArborServer } from './support/arbor-server'
+import { projectRule, startArborServer, type ArborServer } from './support/arbor-server'
 import { riskyCommand, rootAnswer, rootMarker, startFakeModel } from './support/fake-model'
 
 // A new user's whole journey, all through the UI: enter a key, type a task, watch a real agent
@@ -103,6 +103,18 @@ test('a new user enters a key, starts a real job, decides its risky command and 
   const rootId = await arbor.root.getAttribute('data-agent-id')
   const inspector = page.locator(`[data-testid="inspector"][data-agent-id="${rootId}"]`)
   await expect(inspector).toContainText(rootAnswer)
+  // The project's AGENTS.md went into the root's system prompt (not a child's), and its inspector says so.
+  await expect(inspector.getByTestId('inspector-instructions')).toContainText('AGENTS.md')
+  const conversations = model.requests
+    .map((request) => (request.body as { messages?: Array<{ content: unknown }> } | null)?.messages ?? [])
+    .filter((messages) => messages.length > 1)
+    .map(([system, firstUser]) => ({ system: JSON.stringify(system), task: JSON.stringify(firstUser) }))
+  const rootCalls = conversations.filter((call) => call.task.includes(rootMarker))
+  const childCalls = conversations.filter((call) => call.task.includes('AREA-'))
+  expect(rootCalls.length).toBeGreaterThan(0)
+  expect(rootCalls.every((call) => call.system.includes(projectRule))).toBe(true)
+  expect(childCalls.length).toBeGreaterThan(0)
+  expect(childCalls.some((call) => call.system.includes(projectRule))).toBe(false)
   await arbor.screenshot('job-finished')
 
   // 5. Export JSONL and OTLP.

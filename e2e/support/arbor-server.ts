@@ -15,6 +15,9 @@ export interface ArborServer {
 
 const repoRoot = path.resolve(import.meta.dirname, '../..')
 
+/** A line of the fixture project's AGENTS.md, which goes into the root agent's system prompt. */
+export const projectRule = 'AGENTS-RULE: keep every change small and say what you removed.'
+
 export function makeFixtureProject(): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'arbor-e2e-'))
   const project = path.join(dir, 'shop')
@@ -24,6 +27,7 @@ export function makeFixtureProject(): string {
   writeFileSync(path.join(project, 'cart.ts'), 'export const total = (prices: number[]) => prices.reduce((a, b) => a + b, 0)\n')
   writeFileSync(path.join(project, 'src', 'index.ts'), "export { total } from '../cart'\n")
   writeFileSync(path.join(project, 'notes.txt'), 'Stale notes: delete me.\n')
+  writeFileSync(path.join(project, 'AGENTS.md'), `# Agent rules\n\n${projectRule}\n`)
   return project
 }
 
