@@ -1,10 +1,9 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
-import os from 'node:os'
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { ApiError, ApiOutputs } from '../api/contract'
 import { createDispatcher } from '../api/dispatcher'
-import type { NewJobInput } from '../api/job-form'
+import { defaultNewJob, type NewJobInput } from '../api/job-form'
 import { createEngine, type Engine } from '../engine'
 import type { Environment } from '../providers/connection'
 import { defaultPrices } from '../providers/pricing'
@@ -13,6 +12,7 @@ import { openaiErrors, startFakeOpenAI, type FakeOpenAIResponse } from '../provi
 import { FileKeyStore, type KeyCipher } from '../settings/key-store'
 import { testAgentHost } from '../supervisor/testing'
 import type { TraceEvent } from '../trace/events'
+import { useCleanups } from '../testing/cleanups'
 
 /**
  * Settings through the engine's API handlers, as the settings screen uses them: write-only keys
@@ -23,16 +23,7 @@ import type { TraceEvent } from '../trace/events'
 const openaiKey = 'sk-test-settings-openai-KEY-9f3a'
 const anthropicKey = 'sk-ant-test-settings-KEY-77b1'
 
-const cleanups: Array<() => Promise<void> | void> = []
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
-})
-
-function tempDir(): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'arbor-settings-'))
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }))
-  return dir
-}
+const { cleanups, tempDir } = useCleanups('arbor-settings-')
 
 interface EngineSetup {
   dir?: string
@@ -81,19 +72,11 @@ async function allEvents(engine: Engine, jobId: string): Promise<TraceEvent[]> {
 
 const openaiJob = (baseUrl: string, overrides: Partial<NewJobInput> = {}) =>
   ({
+    ...defaultNewJob(),
     task: 'ROOT-TASK: say done',
-    profile: 'general',
     provider: 'openai',
     base_url: baseUrl,
     model: 'gpt-4o',
-    light_model: null,
-    max_depth: 1,
-    max_concurrent_children: 3,
-    job_token_budget: null,
-    job_cost_budget: null,
-    agent_timeout_s: null,
-    auto_approve: false,
-    spawn_paused: false,
     ...overrides,
   }) as const
 

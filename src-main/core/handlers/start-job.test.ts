@@ -1,7 +1,7 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { ApiError } from '../api/contract'
 import { createDispatcher } from '../api/dispatcher'
 import { defaultNewJob, type NewJobInput } from '../api/job-form'
@@ -13,6 +13,7 @@ import { openaiConversations, openaiView, startFakeOpenAI } from '../providers/t
 import { FileKeyStore } from '../settings/key-store'
 import { recordEvents, testAgentHost } from '../supervisor/testing'
 import type { TraceEvent } from '../trace/events'
+import { useCleanups } from '../testing/cleanups'
 
 /**
  * Starting jobs through the engine's API as the new-job form does: the form's checks (through the
@@ -21,16 +22,7 @@ import type { TraceEvent } from '../trace/events'
  * real OpenAI and Anthropic wire formats.
  */
 
-const cleanups: Array<() => Promise<void> | void> = []
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
-})
-
-function tempDir(): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'arbor-start-job-'))
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }))
-  return dir
-}
+const { cleanups, tempDir } = useCleanups('arbor-start-job-')
 
 interface Rig {
   engine: Engine
@@ -72,19 +64,11 @@ function shopProject(dir: string, files: Record<string, string> = { 'AGENTS.md':
 }
 
 const goodJob = (overrides: Partial<NewJobInput> = {}): NewJobInput => ({
+  ...defaultNewJob(),
   task: 'ROOT-TASK: find where the cart total is computed',
-  profile: 'general',
   provider: 'openai_compatible',
   base_url: 'http://127.0.0.1:9/v1',
   model: 'llama3.1',
-  light_model: null,
-  max_depth: 1,
-  max_concurrent_children: 3,
-  job_token_budget: null,
-  job_cost_budget: null,
-  agent_timeout_s: null,
-  auto_approve: false,
-  spawn_paused: false,
   ...overrides,
 })
 

@@ -1,8 +1,7 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import http from 'node:http'
-import os from 'node:os'
 import path from 'node:path'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { WebSocket } from 'ws'
 import { createEngine, type Engine } from '../engine'
 import { FileKeyStore } from '../settings/key-store'
@@ -10,6 +9,7 @@ import { testAgentHost } from '../supervisor/testing'
 import { complete, createTestRig, exploreResult, taskCall, type TestRig } from '../supervisor/testing'
 import type { AgentNode } from '../trace/model'
 import { startServer, type RunningServer } from './server'
+import { useCleanups } from '../testing/cleanups'
 
 /**
  * `arbor serve` as a browser uses it to open a trace: POST /import (token, same origin, size
@@ -42,10 +42,7 @@ afterAll(async () => {
   await source?.engine.close()
 })
 
-const cleanups: Array<() => Promise<void> | void> = []
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
-})
+const { cleanups, tempDir } = useCleanups('arbor-serve-import-')
 
 interface Served {
   engine: Engine
@@ -54,8 +51,7 @@ interface Served {
 
 /** A second engine (its own database, no project open) behind `serve`. */
 async function serve(options: { maxImportBytes?: number } = {}): Promise<Served> {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'arbor-serve-import-'))
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }))
+  const dir = tempDir()
   const rendererDir = path.join(dir, 'renderer')
   mkdirSync(rendererDir)
   writeFileSync(path.join(rendererDir, 'index.html'), '<!doctype html><title>Arbor test page</title>\n')
