@@ -43,3 +43,10 @@ function providerFor(agent: AgentRuntime): AgentInit['provider'] {
   const script = !plan ? [] : agent.parent ? (plan.children[agent.label] ?? []) : plan.root
   return { kind: 'scripted', model, script }
 }
+
+/** What the root's agent.start records of the project instructions it was given. */
+export function projectInstructionsData(agent: AgentRuntime): Record<string, unknown> {
+  const instructions = instructionsFor(agent)
+  if (!instructions) return {}
+  return { project_instructions: { file: instructions.file, bytes: instructions.bytes, truncated: instructions.truncated } }
+}

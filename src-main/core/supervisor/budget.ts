@@ -24,3 +24,22 @@ export function jobUsage(job: JobRuntime): { usage: Usage; cost: number | null }
   }
   return { usage, cost }
 }
+
+/**
+ * After a model call: the `budget.warning` to record once the job passes 80 % of a cap, and
+ * whether it just reached 100 % (then every live agent stops with `token_budget`). Each happens
+ * once per job; the flags on the job remember it.
+ */
+export function budgetStep(job: JobRuntime): { warning: Record<string, unknown> | null; exceeded: boolean } {
+  const { job_token_budget: tokenBudget, job_cost_budget: costBudget } = job.settings
+  if (tokenBudget === null && costBudget === null) return { warning: null, exceeded: false }
+  const { tokens, cost, share } = jobSpend(job)
+  let warning: Record<string, unknown> | null = null
+  if (share >= 0.8 && !job.budgetWarned) {
+    job.budgetWarned = true
+    warning = { tokens, cost_usd: cost, token_budget: tokenBudget, cost_budget: costBudget, share }
+  }
+  const exceeded = share >= 1 && !job.overBudget
+  if (exceeded) job.overBudget = true
+  return { warning, exceeded }
+}

@@ -5,9 +5,9 @@ import type { AgentStatus, EventType, TerminalReason } from '../trace/events'
 import type { JobSettings } from '../trace/model'
 import { addCost, addUsage, type Usage } from '../trace/usage'
 import type { ProcessHost } from './process-host'
-import { agentInit, instructionsFor, modelFor } from './agent-init'
+import { agentInit, modelFor, projectInstructionsData } from './agent-init'
 import { ApprovalDesk, type PendingApprovalView } from './approvals'
-import { jobSpend, jobUsage } from './budget'
+import { budgetStep, jobUsage } from './budget'
 import { toSupervisorSchema, type AgentOutcome, type TaskRequest, type ToAgent, type ToSupervisor } from './protocol'
 import { childTaskText, renderFirstMessage } from './request'
 import {
@@ -469,18 +469,11 @@ export class Supervisor {
   }
 
   private checkBudget(job: JobRuntime): void {
-    const { job_token_budget: tokenBudget, job_cost_budget: costBudget } = job.settings
-    if (tokenBudget === null && costBudget === null) return
-    const { tokens, cost, share } = jobSpend(job)
-    if (share >= 0.8 && !job.budgetWarned) {
-      job.budgetWarned = true
-      this.trace.job(job, 'budget.warning', { tokens, cost_usd: cost, token_budget: tokenBudget, cost_budget: costBudget, share })
-    }
-    if (share >= 1 && !job.overBudget) {
-      job.overBudget = true
-      for (const agent of job.agents.values()) {
-        if (isLive(agent)) this.stop(agent, 'failed', 'token_budget')
-      }
+    const step = budgetStep(job)
+    if (step.warning) this.trace.job(job, 'budget.warning', step.warning)
+    if (!step.exceeded) return
+    for (const agent of job.agents.values()) {
+      if (isLive(agent)) this.stop(agent, 'failed', 'token_budget')
     }
   }
 
@@ -493,13 +486,6 @@ export class Supervisor {
   private send(agent: AgentRuntime, message: ToAgent): void {
     agent.process?.send(message)
   }
-}
-
-/** What agent.start records of the project instructions the root was given. */
-function projectInstructionsData(agent: AgentRuntime): Record<string, unknown> {
-  const instructions = instructionsFor(agent)
-  if (!instructions) return {}
-  return { project_instructions: { file: instructions.file, bytes: instructions.bytes, truncated: instructions.truncated } }
 }
 
 function partialSummary(agent: AgentRuntime, reason: TerminalReason): string {
