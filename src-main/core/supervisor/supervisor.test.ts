@@ -38,6 +38,33 @@ describe('supervisor with real agent processes', () => {
     ])
   })
 
+  it('warns once at 80% of the job token budget, then stops every live agent with token_budget at 100%', async () => {
+    rig = createTestRig()
+    // The scripted model counts its prompt: about 1,500 tokens for the root's first call, about 700
+    // for each of the child's, so 6,000 is passed while the child works and the root waits for it.
+    const listing = { delay_ms: 200, tool_calls: [{ name: 'list_files', arguments: { path: '.' } }] }
+    const jobId = rig.start(
+      {
+        root: [{ tool_calls: [taskCall('Slow survey')] }, ...Array.from({ length: 20 }, () => listing), complete('never reached')],
+        children: { 'Slow survey': Array.from({ length: 20 }, () => listing) },
+      },
+      { job_token_budget: 6000 },
+    )
+    await rig.engine.waitForJob(jobId)
+    const warnings = ofType(rig.events, 'budget.warning')
+    expect(warnings).toHaveLength(1)
+    expect(warnings[0]!.data).toMatchObject({ token_budget: 6000, cost_budget: null })
+    expect(Number(warnings[0]!.data.share)).toBeGreaterThanOrEqual(0.8)
+    const { job, agents } = await rig.engine.handlers.getTree({ job_id: jobId })
+    expect(job.status).toBe('failed')
+    expect(agents.map((agent) => [agent.depth, agent.status, agent.terminal_reason])).toEqual([
+      [0, 'failed', 'token_budget'],
+      [1, 'failed', 'token_budget'],
+    ])
+    // Nothing ran on past the cap but the calls already under way.
+    expect(job.usage.input_tokens + job.usage.output_tokens).toBeLessThan(6000 + 2 * 800)
+  })
+
   it('denies every spawn when max_depth is 0', async () => {
     rig = createTestRig()
     const jobId = rig.start({ root: [{ tool_calls: [taskCall('Anything')] }, complete('done alone')], children: {} }, { max_depth: 0 })

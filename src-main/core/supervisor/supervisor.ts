@@ -398,7 +398,8 @@ export class Supervisor {
 
   /** Ends a held/queued agent at once, or asks a running one to end and forces it after the grace time. */
   private stop(agent: AgentRuntime, status: AgentStatus, reason: TerminalReason): void {
-    if (agent.ended) return
+    // The first reason stands: a child stopped by the budget is not re-labelled cancelled when its root ends.
+    if (agent.ended || agent.stopping) return
     if (!agent.process) {
       if (agent.parent) agent.parent.waiting = agent.parent.waiting.filter((waiting) => waiting !== agent)
       this.finish(agent, { status, terminalReason: reason, result: null, summary: partialSummary(agent, reason) })
