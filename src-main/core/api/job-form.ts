@@ -112,11 +112,15 @@ export function fieldErrors(error: z.ZodError): FieldErrors {
  * Checks that need the engine's context: the profile exists, and a cost budget has prices for
  * every model it would spend on (else it could never be enforced).
  */
-export function checkNewJob(job: NewJob, context: { prices: PriceTable; profiles: readonly string[] }): FieldErrors {
+export function checkNewJob(
+  job: NewJob,
+  context: { prices: PriceTable; profiles: readonly string[]; /** Model ids that profiles name outright (not main/light). */ profileModels?: readonly string[] },
+): FieldErrors {
   const errors: FieldErrors = {}
   if (!context.profiles.includes(job.profile)) errors.profile = `no profile "${job.profile}" in this project`
   if (job.job_cost_budget !== null && job.provider !== 'scripted') {
-    const unpriced = [job.model, job.light_model].filter((model): model is string => !!model && priceFor(model, context.prices) === null)
+    const models = [...new Set([job.model, job.light_model, ...(context.profileModels ?? [])])]
+    const unpriced = models.filter((model): model is string => !!model && priceFor(model, context.prices) === null)
     if (unpriced.length > 0) {
       errors.job_cost_budget =
         `${unpriced.map((model) => `"${model}"`).join(' and ')} ${unpriced.length > 1 ? 'have' : 'has'} no price, so a cost budget ` +

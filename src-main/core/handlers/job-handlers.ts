@@ -127,7 +127,12 @@ async function startJob(context: EngineContext, input: ApiInput<'startJob'>): Pr
     return context.supervisor.startJob({ project: project.path, task: planned.task, settings, loadedProfiles, autoApprove: input.auto_approve, spawnPaused: input.spawn_paused })
   }
   const job = input.job
-  const errors: FieldErrors = checkNewJob(job, { prices: context.settings.prices(), profiles: Object.keys(loadedProfiles.profiles) })
+  const profiles = Object.values(loadedProfiles.profiles)
+  const errors: FieldErrors = checkNewJob(job, {
+    prices: context.settings.prices(),
+    profiles: profiles.map((profile) => profile.name),
+    profileModels: profiles.map((profile) => profile.model).filter((model) => model !== 'main' && model !== 'light'),
+  })
   if (job.provider !== 'scripted') {
     const provider = job.provider as KeyedProviderId
     const connection = resolveConnectionFor(provider, job.base_url, providerSources(context))

@@ -168,6 +168,19 @@ describe('startJob refuses a bad new-job form field by field, and creates no job
     expect(Object.keys((result as { error: ApiError }).error.fields ?? {}).sort()).toEqual(['agent_timeout_s', 'base_url'])
   })
 
+  it("refuses a cost budget when a project profile runs on an unpriced model of its own", async () => {
+    const project = shopProject(tempDir())
+    mkdirSync(path.join(project, '.arbor/agents'), { recursive: true })
+    writeFileSync(
+      path.join(project, '.arbor/agents/reviewer.md'),
+      '---\nname: reviewer\ndescription: Reviews a diff\ntools: [read_file]\nmodel: house-reviewer-7b\n---\nReview the change.\n',
+    )
+    const rig = makeEngine({ project })
+    const refused = await createDispatcher(rig.engine.handlers)('startJob', { kind: 'agent', job: goodJob({ model: 'gpt-4o-mini', job_cost_budget: 2 }) })
+    expect(refused).toMatchObject({ ok: false, error: { fields: { job_cost_budget: expect.stringContaining('"house-reviewer-7b" has no price') } } })
+    expect((await rig.engine.handlers.listJobs({})).jobs).toEqual([])
+  })
+
   it('refuses a cost budget on an unpriced model, pointing at Settings ▸ Prices; a priced model starts', async () => {
     const project = shopProject(tempDir())
     const rig = makeEngine({ project })
