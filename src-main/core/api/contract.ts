@@ -191,8 +191,8 @@ export interface ApiOutputs {
   chooseTraceFile: { job_id: string | null }
   listProfiles: ProfileList
   getJobDefaults: { job: NewJob }
-  /** `waiting`: pending approvals of the root agent, by job. */
-  listJobs: { jobs: Job[]; waiting: Record<string, number> }
+  /** `waiting`: the ids of the root agent's pending approvals, by job (ids, so live events never count one twice). */
+  listJobs: { jobs: Job[]; waiting: Record<string, string[]> }
   /** `root_agent_id`: the new job's root, whose trace the UI opens at once (the main conversation). */
   startJob: { job_id: string; root_agent_id: string }
   /** `last_seq`: the newest event the snapshot includes; apply live events after it. */

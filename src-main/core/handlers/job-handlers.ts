@@ -45,11 +45,11 @@ export function jobHandlers(context: EngineContext): JobHandlers {
   return {
     listJobs: async () => {
       const jobs = listJobs(db, context.project?.path)
-      const waiting: Record<string, number> = {}
+      const waiting: Record<string, string[]> = {}
       for (const job of jobs) {
         if (job.status !== 'running') continue
-        const count = supervisor.pendingApprovals(job.id).length
-        if (count > 0) waiting[job.id] = count
+        const pending = supervisor.pendingApprovals(job.id).map((approval) => approval.approval_id)
+        if (pending.length > 0) waiting[job.id] = pending
       }
       return { jobs, waiting }
     },

@@ -462,7 +462,7 @@ describe('approvals', () => {
     expect(tree.approvals).toEqual([
       { approval_id: request.data.approval_id, job_id, agent_id: root.id, tool: 'bash', command: 'rm notes.txt', reason: expect.stringContaining('deletes files') },
     ])
-    expect((await rig.engine.handlers.listJobs({})).waiting).toEqual({ [job_id]: 1 })
+    expect((await rig.engine.handlers.listJobs({})).waiting).toEqual({ [job_id]: [request.data.approval_id] })
 
     expect(await rig.engine.handlers.killAgent({ agent_id: root.id })).toEqual({ killed: [root.id] })
     // The kill is the answer: nothing is left to approve, and the old dialog cannot approve it.

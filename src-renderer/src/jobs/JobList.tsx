@@ -23,7 +23,7 @@ export function JobList() {
 }
 
 /**
- * Root approvals waiting: exact from the loaded tree for the job on screen, else the live count
+ * Root approvals waiting: exact from the loaded tree for the job on screen, else the live set
  * (listJobs().waiting, then approval events of root agents).
  */
 function waitingCount(state: ArborState, jobId: string): number {
@@ -32,7 +32,7 @@ function waitingCount(state: ArborState, jobId: string): number {
   if (state.tree.jobId === jobId && !state.tree.loading && !state.tree.error) {
     return state.tree.approvals.filter((approval) => state.tree.agents[approval.agent_id]?.parent_id === null).length
   }
-  return state.waiting[jobId] ?? 0
+  return state.waiting[jobId]?.length ?? 0
 }
 
 function selectJobItem(state: ArborState, jobId: string) {

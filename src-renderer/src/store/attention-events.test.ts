@@ -12,18 +12,20 @@ describe('applyAttentionEvents', () => {
       event('approval.request', 'root', { approval_id: 'a2' }),
       event('approval.request', 'child', { approval_id: 'a3' }, { parent_id: 'root', depth: 1 }),
     ])
-    expect(asked.waiting).toEqual({ 'job-1': 2 })
+    expect(asked.waiting).toEqual({ 'job-1': ['a1', 'a2'] })
+    // A request already known (from listJobs) is not counted again.
+    expect(applyAttentionEvents(asked, [event('approval.request', 'root', { approval_id: 'a2' })])).toBe(asked)
     const decided = applyAttentionEvents(asked, [event('approval.decision', 'root', { approval_id: 'a1', decision: 'approved' })])
-    expect(decided.waiting).toEqual({ 'job-1': 1 })
+    expect(decided.waiting).toEqual({ 'job-1': ['a2'] })
     const ended = applyAttentionEvents(decided, [event('job.end', null, { status: 'completed' })])
     expect(ended.waiting).toEqual({})
   })
 
-  it('never counts below zero and keeps other jobs', () => {
+  it('ignores a decision it never saw the request of, and keeps other jobs', () => {
     const event = eventFactory('job-1')
-    const state: AttentionState = { waiting: { other: 3 }, budgetWarnings: {} }
+    const state: AttentionState = { waiting: { other: ['o1', 'o2', 'o3'] }, budgetWarnings: {} }
     const next = applyAttentionEvents(state, [event('approval.decision', 'root', { approval_id: 'x', decision: 'denied' })])
-    expect(next.waiting).toEqual({ other: 3 })
+    expect(next.waiting).toEqual({ other: ['o1', 'o2', 'o3'] })
   })
 
   it('records the share of a budget warning', () => {
