@@ -22,7 +22,7 @@ import type { JobContext } from './supervisor/runtime'
 import { Supervisor } from './supervisor/supervisor'
 import type { JobSettings } from './trace/model'
 
-export { defaultSettings } from './handlers/job-handlers'
+export { defaultSettings } from './trace/model'
 
 export interface EngineOptions {
   dbFile: string

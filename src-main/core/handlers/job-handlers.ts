@@ -7,7 +7,7 @@ import { exportJob, jsonlFormat } from '../store/export'
 import { importTraceFile } from '../store/import-job'
 import { otlpFormat } from '../store/otlp'
 import { getAgent, getAgents, getEvents, lastSeq, listJobs } from '../store/queries'
-import type { JobSettings } from '../trace/model'
+import { defaultSettings, type JobSettings } from '../trace/model'
 import { providerSources, requireJob, requireLiveJob, requireProject, type EngineContext } from './context'
 
 type JobHandlers = Pick<
@@ -25,17 +25,6 @@ type JobHandlers = Pick<
   | 'importTrace'
 >
 
-export const defaultSettings = (overrides: Partial<JobSettings> = {}): JobSettings => ({
-  provider: 'scripted',
-  model: 'scripted',
-  light_model: null,
-  profile: 'general',
-  max_depth: 1,
-  max_concurrent_children: 3,
-  job_token_budget: null,
-  job_cost_budget: null,
-  ...overrides,
-})
 
 export type ExportFormatName = 'jsonl' | 'otlp'
 export const exportFormats = { jsonl: jsonlFormat, otlp: otlpFormat } as const

@@ -22,6 +22,19 @@ export interface JobSettings {
   script?: ScriptPlan
 }
 
+/** A scripted job's settings, with any field overridden: the defaults of product.md §4. */
+export const defaultSettings = (overrides: Partial<JobSettings> = {}): JobSettings => ({
+  provider: 'scripted',
+  model: 'scripted',
+  light_model: null,
+  profile: 'general',
+  max_depth: 1,
+  max_concurrent_children: 3,
+  job_token_budget: null,
+  job_cost_budget: null,
+  ...overrides,
+})
+
 export interface ScriptTurn {
   /** How long the scripted "model" takes to answer, so a demo is watchable. */
   delay_ms?: number

@@ -1,19 +1,9 @@
 import { describe, expect, it } from 'vitest'
-import type { AgentNode, JobSettings } from '../../../src-main/core/trace/model'
+import { defaultSettings, type AgentNode, type JobSettings } from '../../../src-main/core/trace/model'
 import { emptyUsage } from '../../../src-main/core/trace/usage'
 import { budgetShare, stopReasonOf, warningShare } from './job-signals'
 
-const settings = (budgets: Partial<JobSettings> = {}): JobSettings => ({
-  provider: 'scripted',
-  model: 'scripted',
-  light_model: null,
-  profile: 'general',
-  max_depth: 1,
-  max_concurrent_children: 3,
-  job_token_budget: null,
-  job_cost_budget: null,
-  ...budgets,
-})
+const settings = (budgets: Partial<JobSettings> = {}): JobSettings => defaultSettings(budgets)
 
 const agent = (id: string, parent: string | null, terminal: AgentNode['terminal_reason'] = 'completed'): AgentNode => ({
   id,

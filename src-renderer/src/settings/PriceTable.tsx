@@ -181,29 +181,20 @@ export function PriceTable(props: { rows: PriceRow[]; focus: FormsSlice['setting
               )}
             </td>
             {priceFields.map((field) => (
-              <td key={field} className="prices__num">
-                <input
-                  className="input cell-input num"
-                  type="text"
-                  inputMode="decimal"
-                  autoComplete="off"
-                  placeholder={field === 'cache_read' || field === 'cache_write' ? '= input' : '0.00'}
-                  aria-label={`${priceFieldLabels[field]} price of the new model, USD per million tokens`}
-                  data-testid={`price-add-${field}`}
-                  value={addDraft[field]}
-                  aria-invalid={addErrors[field] ? true : undefined}
-                  onChange={(event) => {
-                    setAddDraft({ ...addDraft, [field]: event.target.value })
-                    if (addErrors[field]) setAddErrors({ ...addErrors, [field]: undefined })
-                  }}
-                  onKeyDown={onAddKey}
-                />
-                {addErrors[field] && (
-                  <div className="cell-error" role="alert" data-testid={`price-add-error-${field}`}>
-                    {addErrors[field]}
-                  </div>
-                )}
-              </td>
+              <PriceCell
+                key={field}
+                label={`${priceFieldLabels[field]} price of the new model, USD per million tokens`}
+                testId={`price-add-${field}`}
+                errorTestId={`price-add-error-${field}`}
+                placeholder={field === 'cache_read' || field === 'cache_write' ? '= input' : '0.00'}
+                value={addDraft[field]}
+                error={addErrors[field]}
+                onChange={(value) => {
+                  setAddDraft({ ...addDraft, [field]: value })
+                  if (addErrors[field]) setAddErrors({ ...addErrors, [field]: undefined })
+                }}
+                onKeyDown={onAddKey}
+              />
             ))}
             <td>
               <span className="source-badge custom">new</span>
@@ -314,30 +305,20 @@ function PriceRowView(props: { row: PriceRow; highlight: boolean }) {
         )}
       </th>
       {priceFields.map((field) => (
-        <td key={field} className="prices__num">
-          <input
-            className="input cell-input num"
-            type="text"
-            inputMode="decimal"
-            autoComplete="off"
-            aria-label={`${priceFieldLabels[field]} price of ${row.model}, USD per million tokens`}
-            data-testid={`price-${field}-${row.model}`}
-            value={draft[field]}
-            aria-invalid={errors[field] ? true : undefined}
-            onChange={(event) => change(field, event.target.value)}
-            onKeyDown={(event) => {
-              if (event.key === 'Enter') {
-                event.preventDefault()
-                void save()
-              }
-            }}
-          />
-          {errors[field] && (
-            <div className="cell-error" role="alert">
-              {errors[field]}
-            </div>
-          )}
-        </td>
+        <PriceCell
+          key={field}
+          label={`${priceFieldLabels[field]} price of ${row.model}, USD per million tokens`}
+          testId={`price-${field}-${row.model}`}
+          value={draft[field]}
+          error={errors[field]}
+          onChange={(value) => change(field, value)}
+          onKeyDown={(event) => {
+            if (event.key === 'Enter') {
+              event.preventDefault()
+              void save()
+            }
+          }}
+        />
       ))}
       <td>
         <span className={`source-badge ${row.source}`}>{priceSourceLabels[row.source]}</span>
@@ -370,5 +351,40 @@ function PriceRowView(props: { row: PriceRow; highlight: boolean }) {
         )}
       </td>
     </tr>
+  )
+}
+
+/** One price input (USD per million tokens) with its error under it: the add row's and each model row's. */
+function PriceCell(props: {
+  label: string
+  testId: string
+  errorTestId?: string
+  placeholder?: string
+  value: string
+  error: string | undefined
+  onChange(value: string): void
+  onKeyDown(event: KeyboardEvent<HTMLInputElement>): void
+}) {
+  return (
+    <td className="prices__num">
+      <input
+        className="input cell-input num"
+        type="text"
+        inputMode="decimal"
+        autoComplete="off"
+        placeholder={props.placeholder}
+        aria-label={props.label}
+        data-testid={props.testId}
+        value={props.value}
+        aria-invalid={props.error ? true : undefined}
+        onChange={(event) => props.onChange(event.target.value)}
+        onKeyDown={props.onKeyDown}
+      />
+      {props.error && (
+        <div className="cell-error" role="alert" data-testid={props.errorTestId}>
+          {props.error}
+        </div>
+      )}
+    </td>
   )
 }
