@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events'
 import { PassThrough } from 'node:stream'
 import type { ForkOptions, UtilityProcess } from 'electron'
 import { describe, expect, it } from 'vitest'
-import type { ToAgent } from '../core/supervisor/protocol'
+import type { ToAgent } from '../core/protocol/messages'
 import { createUtilityProcessHost } from './utility-host'
 
 // Electron's utilityProcess cannot run here (no Electron binary): a stand-in with the same

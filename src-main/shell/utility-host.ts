@@ -2,7 +2,7 @@ import { createInterface } from 'node:readline'
 import type { ForkOptions, UtilityProcess } from 'electron'
 import type { AgentProcess, ProcessHost } from '../core/supervisor/process-host'
 import { withoutProviderKeys } from '../core/supervisor/agent-env'
-import type { ToAgent } from '../core/supervisor/protocol'
+import type { ToAgent } from '../core/protocol/messages'
 
 /**
  * The app's process host: each agent runs in an Electron `utilityProcess` running the built

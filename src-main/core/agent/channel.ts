@@ -1,4 +1,4 @@
-import type { ToSupervisor } from '../supervisor/protocol'
+import type { ToSupervisor } from '../protocol/messages'
 
 /**
  * The agent process's message pipe to the supervisor. Two transports: Electron's utilityProcess

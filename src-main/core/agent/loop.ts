@@ -1,7 +1,7 @@
 import { collectReply, type ModelReply } from '../providers/collect'
 import { ProviderError } from '../providers/errors'
 import type { Provider, ProviderMessage, ToolCall } from '../providers/types'
-import type { AgentInit, AgentOutcome } from '../supervisor/protocol'
+import type { AgentInit, AgentOutcome } from '../protocol/messages'
 import { terminalReasonSchema, type TerminalReason } from '../trace/events'
 import { compactHistory, compactionTarget, estimateTokens, needsCompaction, type CompactionReason } from './compaction'
 import { checkExploreResult, failMessage } from './explore-contract'
@@ -122,6 +122,8 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentOutcome> 
           signal,
           spawn: (request) => link.spawn(call.id, request, signal),
           requestApproval: (request) => link.requestApproval(request, signal),
+          sandbox: init.sandbox,
+          trackProcess: (pgid, running) => link.trackProcess(pgid, running),
         })
         stats.recordToolCall(call.name)
         if (result.unexpected !== undefined) link.event('error', { message: result.unexpected, call_id: call.id })

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { toSupervisorSchema, type ToAgent, type ToSupervisor } from '../supervisor/protocol'
+import { toSupervisorSchema, type ToAgent, type ToSupervisor } from '../protocol/messages'
 import { makeInit } from './testing'
 
 const entry = fileURLToPath(new URL('./main.ts', import.meta.url))

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto'
 import { createProvider } from '../providers/create-provider'
 import { sleep } from '../providers/sleep'
-import { toAgentSchema, type AgentInit, type AgentOutcome, type ToSupervisor } from '../supervisor/protocol'
+import { toAgentSchema, type AgentInit, type AgentOutcome, type ToSupervisor } from '../protocol/messages'
 import { emptyUsage } from '../trace/usage'
 import { connectToSupervisor } from './channel'
 import { runAgent } from './loop'

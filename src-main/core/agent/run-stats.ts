@@ -1,5 +1,5 @@
 import type { ModelReply } from '../providers/collect'
-import type { AgentOutcome } from '../supervisor/protocol'
+import type { AgentOutcome } from '../protocol/messages'
 import type { TerminalReason } from '../trace/events'
 import { addCost, addUsage, emptyUsage, type Usage } from '../trace/usage'
 

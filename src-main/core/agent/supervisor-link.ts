@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { EventType } from '../trace/events'
-import type { AgentOutcome, TaskRequest, ToAgent, ToSupervisor } from '../supervisor/protocol'
+import type { AgentOutcome, TaskRequest, ToAgent, ToSupervisor } from '../protocol/messages'
 import type { ApprovalOutcome, ApprovalRequest, SpawnResult } from './tools/types'
 
 /** What the loop needs of the supervisor: a place for trace events, children and approvals. */
@@ -13,6 +13,8 @@ export interface AgentLink {
    * `signal` aborts first. The supervisor records the approval.request / approval.decision events.
    */
   requestApproval(request: ApprovalRequest, signal?: AbortSignal): Promise<ApprovalOutcome>
+  /** Tells the supervisor about a process group a tool started or saw end. */
+  trackProcess(pgid: number, running: boolean): void
 }
 
 /** The agent was stopped while an approval was pending. */
@@ -105,6 +107,10 @@ export class SupervisorLink implements AgentLink {
         return
       }
     }
+  }
+
+  trackProcess(pgid: number, running: boolean): void {
+    this.send({ type: 'process', pgid, running })
   }
 
   done(outcome: AgentOutcome): void {

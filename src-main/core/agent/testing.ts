@@ -1,7 +1,7 @@
 /** Helpers for the agent's tests: a fixed clock, fixed ids, no-wait sleep, a recording supervisor. */
 import { createScriptedProvider } from '../providers/scripted'
 import type { Provider, Sleep } from '../providers/types'
-import { toSupervisorSchema, type AgentInit, type ToSupervisor } from '../supervisor/protocol'
+import { toSupervisorSchema, type AgentInit, type ToSupervisor } from '../protocol/messages'
 import type { ScriptTurn } from '../trace/model'
 import { runAgent, type RunAgentOptions } from './loop'
 import { builtinProfiles, type Profile } from './profiles'

@@ -1,4 +1,4 @@
-import type { AgentInit } from '../supervisor/protocol'
+import type { AgentInit } from '../protocol/messages'
 import { createAnthropicProvider } from './anthropic'
 import { failingProvider, resolveConnection, type Environment } from './connection'
 import { createOpenAIProvider } from './openai'

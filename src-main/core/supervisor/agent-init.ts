@@ -1,7 +1,7 @@
 import { withInstructions } from '../agent/project-instructions'
 import { resolveModel } from '../agent/profiles'
 import { describeProfiles } from '../agent/profiles/describe'
-import type { AgentInit } from './protocol'
+import type { AgentInit } from '../protocol/messages'
 import type { AgentRuntime } from './runtime'
 
 /** The model an agent runs on: its request's or profile's choice; `light` falls back to the main model. */

@@ -1,4 +1,4 @@
-import type { ToAgent } from './protocol'
+import type { ToAgent } from '../protocol/messages'
 import type { AgentRuntime, JobRuntime } from './runtime'
 import type { TraceEmitter } from './trace-emitter'
 

@@ -1,7 +1,7 @@
 import { fork, type ChildProcess } from 'node:child_process'
 import type { AgentProcess, ProcessHost } from './process-host'
 import { withoutProviderKeys } from './agent-env'
-import type { ToAgent } from './protocol'
+import type { ToAgent } from '../protocol/messages'
 
 export interface ForkHostOptions {
   /** The agent process entry: out/main/agent.js, or the TypeScript source with `--import tsx`. */

@@ -1,4 +1,4 @@
-import type { ToAgent } from './protocol'
+import type { ToAgent } from '../protocol/messages'
 
 /**
  * Where agent processes run. Two implementations: Node's child_process.fork (CLI, serve,

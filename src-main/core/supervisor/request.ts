@@ -1,5 +1,5 @@
 import os from 'node:os'
-import type { TaskRequest } from './protocol'
+import type { TaskRequest } from '../protocol/messages'
 
 /**
  * The child's first user message (product.md §3): the task, the structured context as JSON,

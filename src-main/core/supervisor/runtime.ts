@@ -5,7 +5,7 @@ import type { AgentStatus, Envelope, NewTraceEvent, TerminalReason } from '../tr
 import type { Job, JobSettings } from '../trace/model'
 import { emptyUsage, type Usage } from '../trace/usage'
 import type { AgentProcess } from './process-host'
-import type { TaskRequest } from './protocol'
+import type { TaskRequest } from '../protocol/messages'
 
 /** Where the supervisor writes: the store's trace writer in the app, anything in tests. */
 export interface TraceSink {

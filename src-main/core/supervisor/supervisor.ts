@@ -8,7 +8,7 @@ import type { ProcessHost } from './process-host'
 import { agentInit, modelFor, projectInstructionsData } from './agent-init'
 import { ApprovalDesk, type PendingApprovalView } from './approvals'
 import { budgetStep, jobUsage } from './budget'
-import { toSupervisorSchema, type AgentOutcome, type TaskRequest, type ToAgent, type ToSupervisor } from './protocol'
+import { toSupervisorSchema, type AgentOutcome, type TaskRequest, type ToAgent, type ToSupervisor } from '../protocol/messages'
 import { childTaskText, renderFirstMessage } from './request'
 import {
   buildEnvelope,

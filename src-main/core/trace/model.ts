@@ -20,7 +20,18 @@ export interface JobSettings {
   subagent_timeout_ms?: number | null
   /** The scripted provider's plan, keyed by agent label (`root` for the root agent). */
   script?: ScriptPlan
+  /** Commands may reach the network (the sandbox shares the host's network). Off by default. */
+  allow_network?: boolean
+  /** Commands run without the OS sandbox. Off by default; asked for again on every job. */
+  no_sandbox?: boolean
+  /** At most this many spawns per parent turn (one model reply); 0 turns the guard off. */
+  max_spawns_per_turn?: number
+  /** At most this many spawns per minute in the whole job; 0 turns the guard off. */
+  max_spawns_per_minute?: number
 }
+
+/** The runaway guards' defaults, for settings that do not name them (product.md §4). */
+export const spawnGuardDefaults = { max_spawns_per_turn: 10, max_spawns_per_minute: 60 } as const
 
 /** A scripted job's settings, with any field overridden: the defaults of product.md §4. */
 export const defaultSettings = (overrides: Partial<JobSettings> = {}): JobSettings => ({

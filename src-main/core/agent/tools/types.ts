@@ -1,5 +1,5 @@
 import type { z } from 'zod'
-import type { TaskRequest, ToAgent } from '../../supervisor/protocol'
+import type { SandboxPolicy, TaskRequest, ToAgent } from '../../protocol/messages'
 
 /** The supervisor's answer to a spawn request: the child's envelope, or why it did not run. */
 export type SpawnResult = Extract<ToAgent, { type: 'spawn_result' }>['result']
@@ -32,6 +32,10 @@ export interface ToolContext {
    * Rejects when the agent is stopped meanwhile. Without it, risky actions are refused.
    */
   requestApproval?(request: ApprovalRequest): Promise<ApprovalOutcome>
+  /** How commands run (the job's sandbox settings); absent: sandboxed, without network. */
+  sandbox?: SandboxPolicy
+  /** Reports a process group a tool started (`running: true`) or saw end, so none outlives the agent. */
+  trackProcess?(pgid: number, running: boolean): void
 }
 
 /**

@@ -45,10 +45,23 @@ export const agentInitSchema = z.object({
     z.object({ kind: z.literal('openai'), model: z.string(), base_url: z.string().nullable(), api_key: z.string().nullable().optional() }),
     z.object({ kind: z.literal('anthropic'), model: z.string(), base_url: z.string().nullable(), api_key: z.string().nullable().optional() }),
   ]),
+  /**
+   * How `bash` runs: inside the OS sandbox (the default) or, when the job says so, without it.
+   * `protected_paths` are hidden from commands besides the built-in secrets (~/.ssh, …):
+   * Arbor's own data folder above all.
+   */
+  sandbox: z
+    .object({
+      mode: z.enum(['sandboxed', 'off']),
+      network: z.boolean(),
+      protected_paths: z.array(z.string()),
+    })
+    .optional(),
   /** The price table the job started with (settings ▸ prices); the built-in one when absent. */
   prices: z.record(z.string(), z.object({ input: z.number(), output: z.number(), cache_read: z.number(), cache_write: z.number() })).optional(),
 })
 export type AgentInit = z.infer<typeof agentInitSchema>
+export type SandboxPolicy = NonNullable<AgentInit['sandbox']>
 
 export const taskRequestSchema = z.object({
   description: z.string().min(1),
@@ -71,6 +84,11 @@ export const toSupervisorSchema = z.discriminatedUnion('type', [
     command: z.string(),
     reason: z.string(),
   }),
+  /**
+   * A process group the agent started (a `bash` command) or saw end: the supervisor ends every
+   * group still running when the agent ends, however it ends.
+   */
+  z.object({ type: z.literal('process'), pgid: z.number().int().positive(), running: z.boolean() }),
   z.object({
     type: z.literal('done'),
     outcome: z.object({
