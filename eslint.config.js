@@ -18,6 +18,43 @@ const nodeGlobals = Object.fromEntries(
   ].map((name) => [name, 'readonly']),
 )
 
+// The agent process and the supervisor meet only in core/protocol (the messages between them).
+// An agent imports nothing of the supervisor; the supervisor imports the job's definitions from
+// agent/ (profiles, project instructions) but none of what runs inside an agent process.
+const electronImportRule = {
+  paths: [{ name: 'electron', message: electronMessage }],
+  patterns: [{ group: ['electron/*'], message: electronMessage }],
+}
+const protocolMessage = 'The agent and the supervisor share only src-main/core/protocol; import the protocol instead.'
+const agentSideBoundary = {
+  files: ['src-main/core/agent/**/*.ts'],
+  rules: {
+    'no-restricted-imports': [
+      'error',
+      { ...electronImportRule, patterns: [...electronImportRule.patterns, { group: ['**/supervisor/*', '**/supervisor'], message: protocolMessage }] },
+    ],
+  },
+}
+const supervisorSideBoundary = {
+  files: ['src-main/core/supervisor/**/*.ts'],
+  ignores: ['**/*.test.ts', 'src-main/core/supervisor/testing.ts'],
+  rules: {
+    'no-restricted-imports': [
+      'error',
+      {
+        ...electronImportRule,
+        patterns: [
+          ...electronImportRule.patterns,
+          {
+            regex: '/agent/(loop|main|channel|supervisor-link|remote-model|compaction|run-stats|stop-conditions|explore-contract|testing|tools(/.*)?|risk(/.*)?)$',
+            message: protocolMessage,
+          },
+        ],
+      },
+    ],
+  },
+}
+
 export default defineConfig(
   globalIgnores(['out/', 'node_modules/', 'test-results/', 'playwright-report/', 'e2e/artifacts/', 'coverage/']),
   js.configs.recommended,
@@ -35,13 +72,7 @@ export default defineConfig(
           ignoreRestSiblings: true,
         },
       ],
-      'no-restricted-imports': [
-        'error',
-        {
-          paths: [{ name: 'electron', message: electronMessage }],
-          patterns: [{ group: ['electron/*'], message: electronMessage }],
-        },
-      ],
+      'no-restricted-imports': ['error', electronImportRule],
       // The import rule does not see `require('electron')` or `import('electron')`.
       'no-restricted-syntax': [
         'error',
@@ -53,6 +84,8 @@ export default defineConfig(
       ],
     },
   },
+  agentSideBoundary,
+  supervisorSideBoundary,
   {
     files: electronShellFiles,
     rules: { 'no-restricted-imports': 'off', 'no-restricted-syntax': 'off' },

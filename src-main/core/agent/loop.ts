@@ -88,7 +88,6 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentOutcome> 
   const callModel = async (): Promise<ModelReply> => {
     if (needsCompaction(lastInputTokens, profile.context_token_budget)) compact('context_budget', lastInputTokens)
     for (let retries = 0; ; retries += 1) {
-      const started = clock.now()
       let reply: ModelReply
       try {
         reply = await collectReply(provider, { messages: [...history], tools, signal })
@@ -100,11 +99,9 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentOutcome> 
         if (!compact('context_length')) throw new ProviderError('context_length', `${error.message} (nothing left to compact)`, { cause: error })
         continue
       }
+      // Whoever makes the call records it (`llm.call`): the supervisor, for an agent process.
       stats.recordModelCall(reply)
       lastInputTokens = reply.usage.input_tokens
-      const { usage, cost_usd, finish_reason } = reply
-      const duration_ms = clock.now() - started
-      link.event('llm.call', { provider: provider.kind, model: provider.model, usage, cost_usd, duration_ms, finish_reason })
       return { ...reply, tool_calls: withIds(reply.tool_calls, options.ids) }
     }
   }

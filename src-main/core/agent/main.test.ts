@@ -4,8 +4,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { toSupervisorSchema, type ToAgent, type ToSupervisor } from '../protocol/messages'
-import { makeInit } from './testing'
+import { toSupervisorSchema, type AgentInit, type ToAgent, type ToSupervisor } from '../protocol/messages'
+import { createScriptedProvider } from '../providers/scripted'
+import { makeInit, noWait, scriptOf, serveModelCalls } from './testing'
 
 const entry = fileURLToPath(new URL('./main.ts', import.meta.url))
 
@@ -20,15 +21,24 @@ afterEach(async () => {
   await rm(project, { recursive: true, force: true })
 })
 
-/** Forks the agent entry as the supervisor does, recording every message it sends. */
-function startAgent(onMessage: (message: ToSupervisor, send: (message: ToAgent | Record<string, unknown>) => void) => void) {
+/**
+ * Forks the agent entry as the supervisor does, recording every message it sends and answering
+ * its model calls from the init's script (the supervisor makes model calls, not the agent).
+ */
+function startAgent(
+  init: AgentInit | null,
+  onMessage: (message: ToSupervisor, send: (message: ToAgent | Record<string, unknown>) => void) => void,
+) {
   const messages: ToSupervisor[] = []
   const process = fork(entry, [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
   child = process
   const send = (message: ToAgent | Record<string, unknown>) => process.send(message)
+  const model = init ? createScriptedProvider({ model: init.provider.model, script: scriptOf(init), sleep: noWait }) : null
+  const answerModelCalls = model ? serveModelCalls(model, send) : () => undefined
   process.on('message', (raw) => {
     const message = toSupervisorSchema.parse(raw)
     messages.push(message)
+    answerModelCalls(message)
     onMessage(message, send)
   })
   const exited = new Promise<number | null>((resolve) => process.on('exit', (code) => resolve(code)))
@@ -41,7 +51,7 @@ describe('the agent process', () => {
       { tool_calls: [{ name: 'read_file', arguments: { path: 'hello.txt' } }] },
       { delay_ms: 5, tool_calls: [{ name: 'attempt_completion', arguments: { result: 'It says hello.' } }] },
     ])
-    const { messages, exited } = startAgent((message, send) => {
+    const { messages, exited } = startAgent(init, (message, send) => {
       if (message.type !== 'ready') return
       send({ type: 'bogus' })
       send({ type: 'start', init })
@@ -55,12 +65,10 @@ describe('the agent process', () => {
       'error',
       'message',
       'message',
-      'llm.call',
       'message',
       'tool.call',
       'tool.result',
       'message',
-      'llm.call',
       'message',
       'tool.call',
       'tool.result',
@@ -69,8 +77,10 @@ describe('the agent process', () => {
     expect(events.every((event) => !Number.isNaN(Date.parse(event.ts)))).toBe(true)
     expect(events[1]!.data).toEqual({ role: 'system', content: init.profile.system_prompt })
     expect(events[2]!.data).toEqual({ role: 'user', content: 'Do the task.' })
-    expect(events[6]!.data).toMatchObject({ call_id: 'call_1_0', name: 'read_file', ok: true, output: '1\thello from disk', truncated: false })
+    expect(events[5]!.data).toMatchObject({ call_id: 'call_1_0', name: 'read_file', ok: true, output: '1\thello from disk', truncated: false })
 
+    // The agent asked the supervisor for each model call; it records none itself.
+    expect(messages.filter((message) => message.type === 'model_call')).toHaveLength(2)
     const done = messages.at(-1)
     expect(done).toMatchObject({
       type: 'done',
@@ -94,7 +104,7 @@ describe('the agent process', () => {
       { tool_calls: [{ name: 'task', arguments: { description: 'look', prompt: 'Look around.', subagent_type: 'explore' } }] },
       { text: 'The child could not run.' },
     ])
-    const { messages, exited } = startAgent((message, send) => {
+    const { messages, exited } = startAgent(init, (message, send) => {
       if (message.type === 'ready') send({ type: 'start', init })
       if (message.type === 'spawn') send({ type: 'spawn_result', call_id: message.call_id, result: { ok: false, error: 'spawning is paused' } })
     })
@@ -109,7 +119,7 @@ describe('the agent process', () => {
     const init = makeInit(project, [
       { text: 'Delegating the search.', tool_calls: [{ name: 'task', arguments: { description: 'look', prompt: 'Look.', subagent_type: 'explore' } }] },
     ])
-    const { messages, exited } = startAgent((message, send) => {
+    const { messages, exited } = startAgent(init, (message, send) => {
       if (message.type === 'ready') send({ type: 'start', init })
       if (message.type === 'spawn') child?.kill('SIGTERM')
     })
@@ -121,7 +131,7 @@ describe('the agent process', () => {
   })
 
   it('exits when the supervisor disconnects', async () => {
-    const { exited } = startAgent((message) => {
+    const { exited } = startAgent(null, (message) => {
       if (message.type === 'ready') child?.disconnect()
     })
     expect(await exited).toBe(0)

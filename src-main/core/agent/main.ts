@@ -4,8 +4,6 @@
  * it sends `ready`, waits for `start`, runs the loop, sends `done` and exits 0.
  */
 import { randomUUID } from 'node:crypto'
-import { createProvider } from '../providers/create-provider'
-import { sleep } from '../providers/sleep'
 import { toAgentSchema, type AgentInit, type AgentOutcome, type ToSupervisor } from '../protocol/messages'
 import { emptyUsage } from '../trace/usage'
 import { connectToSupervisor } from './channel'
@@ -37,7 +35,7 @@ async function exitAfterFlush(code: number): Promise<never> {
 }
 
 async function start(init: AgentInit): Promise<void> {
-  const provider = createProvider(init.provider, { sleep, prices: init.prices })
+  const provider = link.remoteModel(init.provider.kind, init.provider.model)
   const outcome = await runAgent({ init, provider, tools: builtinTools, link, clock, ids: () => `call_${randomUUID()}`, signal: stop.signal })
   finished = true
   link.done(outcome)
@@ -70,6 +68,11 @@ process.on('uncaughtException', crash)
 process.on('unhandledRejection', crash)
 // The supervisor ends an agent with SIGTERM (then SIGKILL): stop the loop and report what it had.
 process.on('SIGTERM', () => (started ? stop.abort('killed') : process.exit(0)))
+// Ctrl-C in a terminal reaches the whole foreground group: the supervisor decides what ends.
+process.on('SIGINT', () => undefined)
+process.on('SIGHUP', () => undefined)
+// The supervisor is gone (even SIGKILLed): end now. The exit hook of run-command kills every
+// command group this agent started, so nothing it ran outlives it.
 channel.onDisconnect(() => process.exit(0))
 
 channel.onMessage((raw) => {

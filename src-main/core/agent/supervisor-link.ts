@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { EventType } from '../trace/events'
 import type { AgentOutcome, TaskRequest, ToAgent, ToSupervisor } from '../protocol/messages'
+import { RemoteModel } from './remote-model'
 import type { ApprovalOutcome, ApprovalRequest, SpawnResult } from './tools/types'
 
 /** What the loop needs of the supervisor: a place for trace events, children and approvals. */
@@ -38,6 +39,7 @@ export interface Clock {
 export class SupervisorLink implements AgentLink {
   private readonly pending = new Map<string, (result: SpawnResult) => void>()
   private readonly approvals = new Map<string, (outcome: ApprovalOutcome) => void>()
+  private model: RemoteModel | null = null
 
   /**
    * @param approvalIds makes approval ids; they must be unique within the job (the supervisor
@@ -87,9 +89,20 @@ export class SupervisorLink implements AgentLink {
     })
   }
 
+  /** The agent's model: its calls go through this link to the supervisor, which makes them. */
+  remoteModel(kind: string, model: string): RemoteModel {
+    this.model = new RemoteModel(kind, model, this.send)
+    return this.model
+  }
+
   /** Handles a parsed message other than `start`; anything unexpected becomes an `error` event. */
   receive(message: Exclude<ToAgent, { type: 'start' }>): void {
     switch (message.type) {
+      case 'model_event':
+      case 'model_error':
+        // A call the agent gave up on (aborted) may still get its last events: nothing to do.
+        this.model?.receive(message)
+        return
       case 'spawn_result': {
         const settle = this.pending.get(message.call_id)
         if (!settle) return this.event('error', { message: `spawn_result for unknown call ${message.call_id}` })

@@ -1,11 +1,12 @@
 /** Helpers for the agent's tests: a fixed clock, fixed ids, no-wait sleep, a recording supervisor. */
 import { createScriptedProvider } from '../providers/scripted'
 import type { Provider, Sleep } from '../providers/types'
-import { toSupervisorSchema, type AgentInit, type ToSupervisor } from '../protocol/messages'
+import { ProviderError } from '../providers/errors'
+import { toSupervisorSchema, type AgentInit, type ToAgent, type ToSupervisor } from '../protocol/messages'
 import type { ScriptTurn } from '../trace/model'
 import { runAgent, type RunAgentOptions } from './loop'
 import { builtinProfiles, type Profile } from './profiles'
-import { SupervisorLink, type Clock } from './supervisor-link'
+import { SupervisorLink, type AgentLink, type Clock } from './supervisor-link'
 import { builtinTools } from './tools/builtin'
 
 export const fixedClock: Clock = { now: () => Date.parse('2025-01-01T00:00:00.000Z') }
@@ -17,16 +18,69 @@ export const fixedIds = (): (() => string) => {
   return () => `id_${++next}`
 }
 
+/** The script each test init runs (the supervisor keeps scripts; agents never see them). */
+const scripts = new WeakMap<AgentInit, ScriptTurn[]>()
+export const scriptOf = (init: AgentInit): ScriptTurn[] => scripts.get(init) ?? []
+
 export function makeInit(projectDir: string, script: ScriptTurn[], profile: Partial<Profile> & { name?: string } = {}): AgentInit {
   const base = builtinProfiles[profile.name ?? 'general'] ?? builtinProfiles.general!
-  return {
+  const init: AgentInit = {
     agent_id: 'agent_1',
     job_id: 'job_1',
     depth: 0,
     project_dir: projectDir,
     profile: { ...base, ...profile },
     first_message: 'Do the task.',
-    provider: { kind: 'scripted', model: 'scripted-model', script },
+    provider: { kind: 'scripted', model: 'scripted-model' },
+  }
+  scripts.set(init, script)
+  return init
+}
+
+/**
+ * A provider that records each finished call as `llm.call` on `link`, as the supervisor does for
+ * the calls it makes for an agent process: the loop's tests see the trace a real job records.
+ */
+export function recordingCalls(provider: Provider, link: Pick<AgentLink, 'event'>, clock: Clock = fixedClock): Provider {
+  return {
+    kind: provider.kind,
+    model: provider.model,
+    async *stream(request) {
+      const started = clock.now()
+      for await (const event of provider.stream(request)) {
+        if (event.type === 'finish') {
+          const { usage, cost_usd, finish_reason } = event
+          link.event('llm.call', { provider: provider.kind, model: provider.model, usage, cost_usd, duration_ms: clock.now() - started, finish_reason })
+        }
+        yield event
+      }
+    },
+  }
+}
+
+/**
+ * Answers an agent process's `model_call`s with `provider`, as the supervisor does (for tests that
+ * fork the agent entry by themselves). Returns the handler for each message the process sends.
+ */
+export function serveModelCalls(provider: Provider, send: (message: ToAgent) => void): (message: ToSupervisor) => void {
+  const running = new Map<string, AbortController>()
+  return (message) => {
+    if (message.type === 'model_cancel') return running.get(message.call_id)?.abort()
+    if (message.type !== 'model_call') return
+    const abort = new AbortController()
+    running.set(message.call_id, abort)
+    void (async () => {
+      try {
+        for await (const event of provider.stream({ messages: message.messages, tools: message.tools, signal: abort.signal })) {
+          send({ type: 'model_event', call_id: message.call_id, events: [event] })
+        }
+      } catch (error) {
+        const code = ProviderError.isInstance(error) ? error.code : 'other'
+        send({ type: 'model_error', call_id: message.call_id, code, message: error instanceof Error ? error.message : String(error), status: null })
+      } finally {
+        running.delete(message.call_id)
+      }
+    })()
   }
 }
 
@@ -60,8 +114,15 @@ export async function runScripted(
   overrides: Partial<RunAgentOptions> & { provider?: Provider } = {},
   supervisor = new RecordingSupervisor(),
 ) {
-  const script = init.provider.kind === 'scripted' ? init.provider.script : []
-  const provider = overrides.provider ?? createScriptedProvider({ model: init.provider.model, script, sleep: noWait })
-  const outcome = await runAgent({ init, provider, tools: builtinTools, link: supervisor.link, clock: fixedClock, ids: fixedIds(), ...overrides })
+  const provider = overrides.provider ?? createScriptedProvider({ model: init.provider.model, script: scriptOf(init), sleep: noWait })
+  const outcome = await runAgent({
+    init,
+    tools: builtinTools,
+    link: supervisor.link,
+    clock: fixedClock,
+    ids: fixedIds(),
+    ...overrides,
+    provider: recordingCalls(provider, supervisor.link, overrides.clock ?? fixedClock),
+  })
   return { outcome, supervisor }
 }

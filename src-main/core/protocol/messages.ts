@@ -25,6 +25,34 @@ export const profileSchema = z.object({
   can_delegate: z.boolean(),
 })
 
+/** How the supervisor reaches an agent's model: never sent to an agent process. */
+export const providerConfigSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('scripted'), model: z.string(), script: z.array(scriptTurnSchema) }),
+  z.object({ kind: z.literal('openai'), model: z.string(), base_url: z.string().nullable(), api_key: z.string().nullable().optional() }),
+  z.object({ kind: z.literal('anthropic'), model: z.string(), base_url: z.string().nullable(), api_key: z.string().nullable().optional() }),
+])
+export type ProviderConfig = z.infer<typeof providerConfigSchema>
+
+/** Provider-neutral history messages and tools (providers/types.ts), as they cross the pipe. */
+const toolCallSchema = z.object({ id: z.string(), name: z.string(), arguments: z.string() })
+export const providerMessageSchema = z.discriminatedUnion('role', [
+  z.object({ role: z.literal('system'), content: z.string() }),
+  z.object({ role: z.literal('user'), content: z.string() }),
+  z.object({ role: z.literal('assistant'), content: z.string(), tool_calls: z.array(toolCallSchema).optional() }),
+  z.object({ role: z.literal('tool'), content: z.string(), tool_call_id: z.string() }),
+])
+const toolDefinitionSchema = z.object({ name: z.string(), description: z.string(), parameters: z.record(z.string(), z.unknown()) })
+export const providerEventSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('text_delta'), text: z.string() }),
+  z.object({ type: z.literal('tool_call'), call: toolCallSchema }),
+  z.object({
+    type: z.literal('finish'),
+    usage: usageSchema,
+    cost_usd: z.number().nullable(),
+    finish_reason: z.enum(['stop', 'tool_calls', 'length', 'content_filter', 'other']),
+  }),
+])
+
 export const agentInitSchema = z.object({
   agent_id: z.string(),
   job_id: z.string(),
@@ -36,15 +64,10 @@ export const agentInitSchema = z.object({
   /** The profiles this agent may spawn, listed in the `task` tool's description. */
   spawnable_profiles: z.string().optional(),
   /**
-   * Which model the agent talks to. The key, resolved by the engine (settings or its own
-   * environment), travels only here, in memory: agent processes get no key in their environment,
-   * and this message is never stored or logged.
+   * Which model the agent's calls go to, for its records. The supervisor makes every model call
+   * (`model_call` below): no agent process ever holds a provider key, a base URL or a script.
    */
-  provider: z.discriminatedUnion('kind', [
-    z.object({ kind: z.literal('scripted'), model: z.string(), script: z.array(scriptTurnSchema) }),
-    z.object({ kind: z.literal('openai'), model: z.string(), base_url: z.string().nullable(), api_key: z.string().nullable().optional() }),
-    z.object({ kind: z.literal('anthropic'), model: z.string(), base_url: z.string().nullable(), api_key: z.string().nullable().optional() }),
-  ]),
+  provider: z.object({ kind: z.enum(['scripted', 'openai', 'anthropic']), model: z.string() }),
   /**
    * How `bash` runs: inside the OS sandbox (the default) or, when the job says so, without it.
    * `protected_paths` are hidden from commands besides the built-in secrets (~/.ssh, …):
@@ -57,8 +80,6 @@ export const agentInitSchema = z.object({
       protected_paths: z.array(z.string()),
     })
     .optional(),
-  /** The price table the job started with (settings ▸ prices); the built-in one when absent. */
-  prices: z.record(z.string(), z.object({ input: z.number(), output: z.number(), cache_read: z.number(), cache_write: z.number() })).optional(),
 })
 export type AgentInit = z.infer<typeof agentInitSchema>
 export type SandboxPolicy = NonNullable<AgentInit['sandbox']>
@@ -74,6 +95,14 @@ export type TaskRequest = z.infer<typeof taskRequestSchema>
 
 export const toSupervisorSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('ready') }),
+  /** One model call, made by the supervisor; answered by `model_event`s, then a finish or a `model_error`. */
+  z.object({
+    type: z.literal('model_call'),
+    call_id: z.string(),
+    messages: z.array(providerMessageSchema),
+    tools: z.array(toolDefinitionSchema),
+  }),
+  z.object({ type: z.literal('model_cancel'), call_id: z.string() }),
   /** A trace event; the supervisor stamps job, agent, parent and depth. */
   z.object({ type: z.literal('event'), event_type: eventTypeSchema, ts: z.string(), data: z.record(z.string(), z.unknown()) }),
   z.object({ type: z.literal('spawn'), call_id: z.string(), request: taskRequestSchema }),
@@ -110,6 +139,10 @@ export type AgentOutcome = Extract<ToSupervisor, { type: 'done' }>['outcome']
 
 export const toAgentSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('start'), init: agentInitSchema }),
+  /** Events of one model call, in order; the last of a call is a `finish`. */
+  z.object({ type: z.literal('model_event'), call_id: z.string(), events: z.array(providerEventSchema) }),
+  /** The call failed; `code` is a ProviderError code (the loop compacts on `context_length`). */
+  z.object({ type: z.literal('model_error'), call_id: z.string(), code: z.string(), message: z.string(), status: z.number().nullable() }),
   z.object({
     type: z.literal('spawn_result'),
     call_id: z.string(),

@@ -1,14 +1,14 @@
 import { withInstructions } from '../agent/project-instructions'
 import { resolveModel } from '../agent/profiles'
 import { describeProfiles } from '../agent/profiles/describe'
-import type { AgentInit } from '../protocol/messages'
+import type { AgentInit, ProviderConfig, SandboxPolicy } from '../protocol/messages'
 import type { AgentRuntime } from './runtime'
 
 /** The model an agent runs on: its request's or profile's choice; `light` falls back to the main model. */
 export const modelFor = (agent: AgentRuntime): string =>
   resolveModel(agent.request?.model ?? agent.profile.model, agent.job.settings)
 
-/** The `start` message's payload: everything an agent process knows of its job (never an API key). */
+/** The `start` message's payload: everything an agent process knows of its job (never a key, URL or script). */
 export function agentInit(agent: AgentRuntime, firstMessage: string): AgentInit {
   const instructions = instructionsFor(agent)
   return {
@@ -19,15 +19,29 @@ export function agentInit(agent: AgentRuntime, firstMessage: string): AgentInit 
     profile: instructions ? { ...agent.profile, system_prompt: withInstructions(agent.profile.system_prompt, instructions) } : agent.profile,
     first_message: firstMessage,
     spawnable_profiles: agent.profile.can_delegate ? describeProfiles(agent.job.profiles) : undefined,
-    provider: providerFor(agent),
-    prices: agent.job.context.prices,
+    provider: { kind: providerKind(agent), model: agent.model ?? agent.job.settings.model },
+    sandbox: sandboxPolicy(agent),
   }
 }
 
 /** The project's instructions reach the root only; subagents get a self-contained task instead. */
 export const instructionsFor = (agent: AgentRuntime) => (agent.parent === null ? (agent.job.context.instructions ?? null) : null)
 
-function providerFor(agent: AgentRuntime): AgentInit['provider'] {
+const providerKind = (agent: AgentRuntime): AgentInit['provider']['kind'] =>
+  agent.job.settings.provider === 'scripted' ? 'scripted' : agent.job.settings.provider === 'anthropic' ? 'anthropic' : 'openai'
+
+/** How `bash` runs for this job: sandboxed unless the job said otherwise, with Arbor's own data hidden. */
+export function sandboxPolicy(agent: AgentRuntime): SandboxPolicy {
+  const settings = agent.job.settings
+  return {
+    mode: settings.no_sandbox ? 'off' : 'sandboxed',
+    network: settings.allow_network ?? false,
+    protected_paths: agent.job.context.protectedPaths ?? [],
+  }
+}
+
+/** Where the supervisor sends an agent's model calls; this (with the key) never leaves the supervisor. */
+export function providerConfig(agent: AgentRuntime): ProviderConfig {
   const settings = agent.job.settings
   const model = agent.model ?? settings.model
   if (settings.provider !== 'scripted') {

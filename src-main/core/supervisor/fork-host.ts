@@ -21,6 +21,9 @@ export class ForkProcessHost implements ProcessHost {
       env: { ...withoutProviderKeys(process.env), ...this.options.env, ARBOR_AGENT_ID: agentId },
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
       serialization: 'json',
+      // Its own process group: Ctrl-C in a terminal reaches the supervisor, which decides what
+      // ends, and the group can be ended whole once the agent is gone.
+      detached: process.platform !== 'win32',
     })
     return new ForkedAgent(child)
   }
@@ -41,15 +44,31 @@ class ForkedAgent implements AgentProcess {
     this.child.on('message', listener)
   }
 
+  /**
+   * Reported on `close`, not `exit`: Node emits `exit` while messages the child sent just before
+   * exiting may still be unread in the IPC pipe (measured: 8 of 200 agents lost their last
+   * messages, `done` among them). `close` comes after the pipe is drained.
+   */
   onExit(listener: (code: number | null, signal: string | null) => void): void {
     let reported = false
     const report = (code: number | null, signal: string | null): void => {
       if (reported) return
       reported = true
+      // Whatever the agent left in its own group (it should have ended its commands) goes too.
+      if (this.child.pid !== undefined && process.platform !== 'win32') {
+        try {
+          process.kill(-this.child.pid, 'SIGKILL')
+        } catch {
+          // The group is empty: nothing left.
+        }
+      }
       listener(code, signal)
     }
-    this.child.on('exit', report)
-    this.child.on('error', () => report(null, 'error'))
+    this.child.on('close', report)
+    // `error` also means a message could not be sent; only a process that never started is over.
+    this.child.on('error', () => {
+      if (this.child.pid === undefined) report(null, 'error')
+    })
   }
 
   kill(force: boolean): void {

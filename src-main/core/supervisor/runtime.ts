@@ -4,7 +4,9 @@ import type { PriceTable } from '../providers/pricing'
 import type { AgentStatus, Envelope, NewTraceEvent, TerminalReason } from '../trace/events'
 import type { Job, JobSettings } from '../trace/model'
 import { emptyUsage, type Usage } from '../trace/usage'
+import type { Provider } from '../providers/types'
 import type { AgentProcess } from './process-host'
+import type { Redactor } from './redact'
 import type { TaskRequest } from '../protocol/messages'
 
 /** Where the supervisor writes: the store's trace writer in the app, anything in tests. */
@@ -28,6 +30,8 @@ export interface JobContext {
   prices?: PriceTable
   /** The project's AGENTS.md or CLAUDE.md, for the root's system prompt. */
   instructions?: ProjectInstructions | null
+  /** Folders and files commands must not read: Arbor's data folder (settings, keys, database). */
+  protectedPaths?: string[]
 }
 
 export interface JobRuntime {
@@ -47,6 +51,10 @@ export interface JobRuntime {
   root: AgentRuntime | null
   agents: Map<string, AgentRuntime>
   approvals: Map<string, PendingApproval>
+  /** When each spawn of the last minute was granted (the per-minute runaway guard). */
+  spawnTimes: number[]
+  /** Known keys, taken out of whatever agents send before it is traced or sent to a model. */
+  redactor: Redactor
 }
 
 /** The supervisor's live view of one agent; the trace is the durable one. */
@@ -81,13 +89,24 @@ export interface AgentRuntime {
   children: AgentRuntime[]
   waiting: AgentRuntime[]
   ended: boolean
+  /** The agent's model, made in the supervisor on its first call (it holds the key). */
+  provider: Provider | null
+  /** Model calls in flight, by the agent's call id. */
+  calls: Map<string, AbortController>
+  /** Process groups the agent reported running (its commands): ended with the agent, however it ends. */
+  groups: Set<number>
+  /** Spawns asked for since the agent's last model call (the per-turn runaway guard). */
+  spawnsThisTurn: number
+  /** Fails the agent if its process never says ready. */
+  readyTimer: NodeJS.Timeout | null
 }
 
 export function newJobRuntime(
-  fields: Pick<JobRuntime, 'id' | 'project' | 'settings' | 'context' | 'profiles' | 'autoApprove' | 'paused'>,
+  fields: Pick<JobRuntime, 'id' | 'project' | 'settings' | 'context' | 'profiles' | 'autoApprove' | 'paused' | 'redactor'>,
 ): JobRuntime {
   return {
     ...fields,
+    spawnTimes: [],
     active: true,
     ended: false,
     overBudget: false,
@@ -146,6 +165,11 @@ export function newAgentRuntime(fields: {
     children: [],
     waiting: [],
     ended: false,
+    provider: null,
+    calls: new Map(),
+    groups: new Set(),
+    spawnsThisTurn: 0,
+    readyTimer: null,
   }
 }
 

@@ -19,11 +19,32 @@ export interface SpawnPolicyInput {
   paused: boolean
   runningChildren: number
   maxConcurrentChildren: number
+  /** The parent is being stopped (killed, timed out, over budget): it starts nothing new. */
+  parentStopping: boolean
+  /** Spawns the parent asked for in this turn before this one, and the cap (0: none). */
+  spawnsThisTurn: number
+  maxSpawnsPerTurn: number
+  /** Spawns granted in the job in the last minute, and the cap (0: none). */
+  spawnsLastMinute: number
+  maxSpawnsPerMinute: number
 }
 
 export function decideSpawn(input: SpawnPolicyInput): SpawnDecision {
   if (!input.jobActive) return { kind: 'deny', reason: 'the job is no longer running' }
   if (input.overBudget) return { kind: 'deny', reason: 'the job is over its token or cost budget' }
+  if (input.parentStopping) return { kind: 'deny', reason: 'the requesting agent is being stopped' }
+  if (input.maxSpawnsPerTurn > 0 && input.spawnsThisTurn >= input.maxSpawnsPerTurn) {
+    return {
+      kind: 'deny',
+      reason: `at most ${input.maxSpawnsPerTurn} spawns per turn (max_spawns_per_turn); wait for these children, then ask again in a later turn`,
+    }
+  }
+  if (input.maxSpawnsPerMinute > 0 && input.spawnsLastMinute >= input.maxSpawnsPerMinute) {
+    return {
+      kind: 'deny',
+      reason: `at most ${input.maxSpawnsPerMinute} spawns per minute in this job (max_spawns_per_minute); try again later or do the work yourself`,
+    }
+  }
   if (!input.parentProfile.can_delegate) {
     return { kind: 'deny', reason: `profile "${input.parentProfile.name}" may not delegate` }
   }

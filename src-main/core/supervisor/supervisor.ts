@@ -2,13 +2,20 @@ import { randomUUID } from 'node:crypto'
 import { builtinProfiles } from '../agent/profiles'
 import type { LoadedProfiles } from '../agent/profiles/load'
 import type { AgentStatus, EventType, TerminalReason } from '../trace/events'
-import type { JobSettings } from '../trace/model'
-import { addCost, addUsage, type Usage } from '../trace/usage'
-import type { ProcessHost } from './process-host'
-import { agentInit, modelFor, projectInstructionsData } from './agent-init'
+import { createProvider } from '../providers/create-provider'
+import { sleep as realSleep } from '../providers/sleep'
+import type { Sleep } from '../providers/types'
+import { toSupervisorSchema, type AgentOutcome, type TaskRequest, type ToAgent, type ToSupervisor } from '../protocol/messages'
+import { spawnGuardDefaults, type JobSettings } from '../trace/model'
+import { addCost, addUsage } from '../trace/usage'
+import { agentEventTypes } from './agent-events'
+import { providerKeyVariables } from './agent-env'
+import { agentInit, modelFor, projectInstructionsData, providerConfig } from './agent-init'
 import { ApprovalDesk, type PendingApprovalView } from './approvals'
 import { budgetStep, jobUsage } from './budget'
-import { toSupervisorSchema, type AgentOutcome, type TaskRequest, type ToAgent, type ToSupervisor } from '../protocol/messages'
+import { ModelCalls, type CallRecord } from './model-calls'
+import type { ProcessHost } from './process-host'
+import { Redactor } from './redact'
 import { childTaskText, renderFirstMessage } from './request'
 import {
   buildEnvelope,
@@ -37,6 +44,12 @@ export interface SupervisorOptions {
   newId?: (prefix: string) => string
   /** Time between asking an agent to end and forcing it (product.md §4: 2 s). */
   killGraceMs?: number
+  /** An agent process that has not said `ready` by then fails (30 s). */
+  readyTimeoutMs?: number
+  /** The scripted provider's waits; real time by default. */
+  sleep?: Sleep
+  /** Where keys are looked for to redact (besides the job's own); the process environment by default. */
+  env?: NodeJS.ProcessEnv
 }
 
 export interface StartJobOptions {
@@ -66,6 +79,8 @@ export class Supervisor {
   private readonly jobEndListeners = new Set<(jobId: string) => void>()
   private readonly trace: TraceEmitter
   private readonly approvals: ApprovalDesk
+  private readonly models: ModelCalls
+  private readonly readyTimeoutMs: number
 
   constructor(private readonly options: SupervisorOptions) {
     this.now = options.now ?? (() => new Date())
@@ -73,17 +88,30 @@ export class Supervisor {
     this.killGraceMs = options.killGraceMs ?? 2000
     this.trace = new TraceEmitter(options.sink, this.now)
     this.approvals = new ApprovalDesk(this.trace, (agent, message) => this.send(agent, message))
+    this.readyTimeoutMs = options.readyTimeoutMs ?? 30_000
+    const sleep = options.sleep ?? realSleep
+    this.models = new ModelCalls({
+      providerFor: (agent) => (agent.provider ??= createProvider(providerConfig(agent), { sleep, prices: agent.job.context.prices })),
+      send: (agent, message) => this.send(agent, message),
+      refusal: (agent) => this.modelCallRefusal(agent),
+      onCallEnd: (agent, record) => this.recordCall(agent, record),
+      redact: (agent, value) => agent.job.redactor.value(value),
+      now: () => Date.now(),
+    })
   }
 
   startJob(options: StartJobOptions): string {
     const profiles = options.loadedProfiles?.profiles ?? builtinProfiles
     const rootProfile = profiles[options.settings.profile]
     if (!rootProfile) throw new Error(`unknown profile "${options.settings.profile}"`)
+    const context = this.options.jobContext?.(options.project, options.settings) ?? { connection: null }
+    const env = this.options.env ?? process.env
     const job = newJobRuntime({
       id: this.newId('job'),
       project: options.project,
       settings: options.settings,
-      context: this.options.jobContext?.(options.project, options.settings) ?? { connection: null },
+      context,
+      redactor: new Redactor([context.connection?.api_key, ...providerKeyVariables.map((name) => env[name])]),
       profiles,
       autoApprove: options.autoApprove ?? false,
       paused: options.spawnPaused ?? false,
@@ -210,9 +238,16 @@ export class Supervisor {
       task: request.prompt,
     }
     this.trace.agent(parent, 'subagent.request', spawnData)
+    const now = Date.now()
+    job.spawnTimes = job.spawnTimes.filter((time) => now - time < 60_000)
     const decision = decideSpawn({
       jobActive: job.active,
       overBudget: job.overBudget,
+      parentStopping: parent.stopping !== null,
+      spawnsThisTurn: parent.spawnsThisTurn,
+      maxSpawnsPerTurn: job.settings.max_spawns_per_turn ?? spawnGuardDefaults.max_spawns_per_turn,
+      spawnsLastMinute: job.spawnTimes.length,
+      maxSpawnsPerMinute: job.settings.max_spawns_per_minute ?? spawnGuardDefaults.max_spawns_per_minute,
       parentProfile: parent.profile,
       parentDepth: parent.depth,
       childProfile,
@@ -223,12 +258,14 @@ export class Supervisor {
       runningChildren: runningChildren(parent),
       maxConcurrentChildren: job.settings.max_concurrent_children,
     })
+    parent.spawnsThisTurn += 1
     if (decision.kind === 'deny' || !childProfile) {
       const reason = decision.kind === 'deny' ? decision.reason : 'unknown profile'
       this.trace.agent(parent, 'subagent.denied', { ...spawnData, reason })
       this.send(parent, { type: 'spawn_result', call_id: callId, result: { ok: false, error: `spawn denied: ${reason}` } })
       return
     }
+    job.spawnTimes.push(now)
     const child = this.addAgent({
       id: childId,
       job,
@@ -315,6 +352,11 @@ export class Supervisor {
     agent.process = process
     const timeoutMs = job.settings.agent_timeout_ms ?? (agent.parent ? job.settings.subagent_timeout_ms : null)
     if (timeoutMs) setTimeout(() => this.stop(agent, 'failed', 'timeout'), timeoutMs).unref()
+    agent.readyTimer = setTimeout(() => {
+      this.trace.agent(agent, 'error', { message: `the agent process did not say ready within ${this.readyTimeoutMs / 1000} s` })
+      this.stop(agent, 'failed', 'crashed')
+    }, this.readyTimeoutMs)
+    agent.readyTimer.unref()
     process.onMessage((raw) => this.onAgentMessage(agent, raw, firstMessage))
     agent.exited = new Promise((resolve) => {
       process.onExit((code, signal) => {
@@ -333,13 +375,24 @@ export class Supervisor {
       return
     }
     const message: ToSupervisor = parsed.data
+    // Process groups are tracked to the end: a group reported after `done` must still be ended.
+    if (message.type === 'process') return this.trackGroup(agent, message.pgid, message.running)
     if (agent.ended) return
     switch (message.type) {
       case 'ready':
+        if (agent.readyTimer) clearTimeout(agent.readyTimer)
+        agent.readyTimer = null
         this.send(agent, { type: 'start', init: agentInit(agent, firstMessage) })
         return
       case 'event':
         this.onAgentEvent(agent, message.event_type, message.ts, message.data)
+        return
+      case 'model_call':
+        agent.spawnsThisTurn = 0
+        this.models.start(agent, message.call_id, message.messages, message.tools)
+        return
+      case 'model_cancel':
+        this.models.cancel(agent, message.call_id)
         return
       case 'spawn':
         this.handleSpawn(agent, message.call_id, message.request)
@@ -353,19 +406,55 @@ export class Supervisor {
     }
   }
 
-  private onAgentEvent(agent: AgentRuntime, type: EventType, ts: string, data: Record<string, unknown>): void {
-    if (type === 'llm.call') {
-      agent.steps += 1
-      agent.usage = addUsage(agent.usage, (data.usage ?? {}) as Partial<Usage>)
-      agent.costUsd = addCost(agent.costUsd, data.cost_usd as number | null | undefined)
-    } else if (type === 'tool.call' && typeof data.name === 'string') {
+  private onAgentEvent(agent: AgentRuntime, type: EventType, ts: string, raw: Record<string, unknown>): void {
+    if (!agentEventTypes.has(type)) {
+      // job.*, agent.*, llm.call, subagent.*, approval.*, control and budget.* are the supervisor's to record.
+      this.trace.agent(agent, 'error', { message: `the agent process sent a "${type}" event, which only the supervisor records; it was dropped` })
+      return
+    }
+    const data = agent.job.redactor.value(raw)
+    if (type === 'tool.call' && typeof data.name === 'string') {
       agent.toolCalls += 1
       agent.toolUsage[data.name] = (agent.toolUsage[data.name] ?? 0) + 1
     } else if (type === 'message' && data.role === 'assistant' && typeof data.content === 'string' && data.content) {
       agent.lastText = data.content
     }
     this.trace.agent(agent, type, data, ts)
-    if (type === 'llm.call') this.checkBudget(agent.job)
+  }
+
+  /** The one place a model call's usage is counted: recorded as `llm.call`, then checked against the job's caps. */
+  private recordCall(agent: AgentRuntime, record: CallRecord): void {
+    // A call cut short as its agent's process went away: its agent.end already has the totals.
+    if (agent.ended) return
+    agent.steps += 1
+    agent.usage = addUsage(agent.usage, record.usage)
+    agent.costUsd = addCost(agent.costUsd, record.cost_usd)
+    const { aborted, ...fields } = record
+    this.trace.agent(agent, 'llm.call', aborted ? { ...fields, aborted } : fields)
+    const job = agent.job
+    if (!aborted && record.cost_usd === null && job.settings.job_cost_budget !== null && !job.overBudget) {
+      // A cost cap that cannot be counted cannot hold: stop rather than spend without a limit.
+      this.trace.job(job, 'error', {
+        message: `model "${record.model}" has no price, so the job's cost budget cannot be enforced; the job stops (add a price in Settings ▸ Prices)`,
+      })
+      job.overBudget = true
+      this.stopForBudget(job)
+      return
+    }
+    this.checkBudget(job)
+  }
+
+  /** Why a model call may not start now; null when it may. */
+  private modelCallRefusal(agent: AgentRuntime): string | null {
+    if (agent.ended || agent.stopping) return 'the agent is being stopped'
+    if (agent.job.overBudget) return "the job's token or cost budget is spent"
+    return null
+  }
+
+  private trackGroup(agent: AgentRuntime, pgid: number, running: boolean): void {
+    if (running && agent.process) agent.groups.add(pgid)
+    else if (running) killGroup(pgid)
+    else agent.groups.delete(pgid)
   }
 
   private onAgentDone(agent: AgentRuntime, outcome: AgentOutcome): void {
@@ -383,7 +472,12 @@ export class Supervisor {
 
   private onAgentExit(agent: AgentRuntime, code: number | null, signal: string | null): void {
     if (agent.forceKillTimer) clearTimeout(agent.forceKillTimer)
+    if (agent.readyTimer) clearTimeout(agent.readyTimer)
     agent.process = null
+    // However the agent ended (even SIGKILLed), nothing it started outlives it.
+    for (const group of agent.groups) killGroup(group)
+    agent.groups.clear()
+    this.models.abortAll(agent, 'the agent process ended')
     if (agent.ended) return
     if (agent.stopping) {
       const { status, reason } = agent.stopping
@@ -408,6 +502,7 @@ export class Supervisor {
     // Asked to end, it has nothing left to approve: a late answer to its dialog must not be recorded.
     this.approvals.denyAllFor(agent, status === 'killed' ? 'user' : 'auto_deny', `the agent ended (${reason})`)
     agent.stopping = { status, reason }
+    this.models.abortAll(agent, reason)
     agent.process.kill(false)
     this.scheduleForceKill(agent, this.killGraceMs)
   }
@@ -472,9 +567,24 @@ export class Supervisor {
   private checkBudget(job: JobRuntime): void {
     const step = budgetStep(job)
     if (step.warning) this.trace.job(job, 'budget.warning', step.warning)
-    if (!step.exceeded) return
+    if (step.exceeded) this.stopForBudget(job)
+  }
+
+  /**
+   * A cap tripped: nothing new starts anywhere in the job (calls and spawns check
+   * `overBudget`), queued and held spawns are denied, and every live agent is stopped, its
+   * calls in flight aborted; so the overshoot is at most the call each agent had running.
+   */
+  private stopForBudget(job: JobRuntime): void {
+    const denied = { ok: false as const, error: "spawn denied: the job's token or cost budget is spent" }
     for (const agent of job.agents.values()) {
-      if (isLive(agent)) this.stop(agent, 'failed', 'token_budget')
+      if (agent.ended) continue
+      if (agent.status === 'held' || agent.status === 'queued') {
+        if (agent.parent) agent.parent.waiting = agent.parent.waiting.filter((waiting) => waiting !== agent)
+        this.finish(agent, { status: 'cancelled', terminalReason: 'token_budget', result: null, summary: denied.error }, denied)
+      } else if (isLive(agent)) {
+        this.stop(agent, 'failed', 'token_budget')
+      }
     }
   }
 
@@ -495,3 +605,12 @@ function partialSummary(agent: AgentRuntime, reason: TerminalReason): string {
 }
 
 const errorText = (error: unknown): string => (error instanceof Error ? error.message : String(error))
+
+/** Ends a process group an agent started; it may be gone already. */
+function killGroup(pgid: number): void {
+  try {
+    process.kill(-pgid, 'SIGKILL')
+  } catch {
+    // Already gone.
+  }
+}

@@ -1,0 +1,127 @@
+import { ProviderError } from '../providers/errors'
+import type { Provider, ProviderEvent, ProviderMessage, ToolDefinition } from '../providers/types'
+import type { ToAgent } from '../protocol/messages'
+import { emptyUsage, type Usage } from '../trace/usage'
+import type { AgentRuntime } from './runtime'
+
+/** What one model call ended with, for the supervisor to count and record. */
+export interface CallRecord {
+  provider: string
+  model: string
+  usage: Usage
+  cost_usd: number | null
+  duration_ms: number
+  finish_reason: string | null
+  /** Set when the supervisor cut the call short (budget, kill): `usage` is what was known then. */
+  aborted?: string
+}
+
+export interface ModelCallsOptions {
+  /** The agent's provider, made once per agent from its job's connection (the key stays here). */
+  providerFor(agent: AgentRuntime): Provider
+  send(agent: AgentRuntime, message: ToAgent): void
+  /** Why a new call may not start (the job's budget is spent, the agent is ending); null when it may. */
+  refusal(agent: AgentRuntime): string | null
+  /** Every call that ended, finished or cut short: the one place usage is counted. */
+  onCallEnd(agent: AgentRuntime, record: CallRecord): void
+  /** Removes known keys from what goes to the model. */
+  redact<T>(agent: AgentRuntime, value: T): T
+  now(): number
+}
+
+/**
+ * The model calls of every agent process, made here in the supervisor: an agent sends
+ * `model_call` with its history and tools, and gets the provider's events back as they stream.
+ * So no agent holds a provider key, each call is checked against the job's caps before it starts,
+ * a cap that trips can abort the calls in flight, and usage is counted once, where it is paid.
+ */
+export class ModelCalls {
+  constructor(private readonly options: ModelCallsOptions) {}
+
+  start(agent: AgentRuntime, callId: string, messages: ProviderMessage[], tools: ToolDefinition[]): void {
+    const refusal = this.options.refusal(agent)
+    if (refusal) return this.fail(agent, callId, new ProviderError('aborted', refusal))
+    if (agent.calls.has(callId)) return this.fail(agent, callId, new ProviderError('other', `model call ${callId} is already running`))
+    const abort = new AbortController()
+    agent.calls.set(callId, abort)
+    void this.run(agent, callId, this.options.redact(agent, messages), tools, abort.signal).finally(() => agent.calls.delete(callId))
+  }
+
+  /** The agent gave up on a call (its own abort): stop streaming it. */
+  cancel(agent: AgentRuntime, callId: string): void {
+    agent.calls.get(callId)?.abort('cancelled')
+  }
+
+  /** Cuts every call of `agent` short; each is recorded with what was known of its usage. */
+  abortAll(agent: AgentRuntime, reason: string): void {
+    for (const call of agent.calls.values()) call.abort(reason)
+  }
+
+  private async run(agent: AgentRuntime, callId: string, messages: ProviderMessage[], tools: ToolDefinition[], signal: AbortSignal): Promise<void> {
+    const started = this.options.now()
+    let provider: Provider
+    try {
+      provider = this.options.providerFor(agent)
+    } catch (error) {
+      return this.fail(agent, callId, new ProviderError('other', `the model could not be set up: ${errorText(error)}`))
+    }
+    const batch = new EventBatch((events) => this.options.send(agent, { type: 'model_event', call_id: callId, events }))
+    const record = (fields: Pick<CallRecord, 'usage' | 'cost_usd' | 'finish_reason' | 'aborted'>): void =>
+      this.options.onCallEnd(agent, { provider: provider.kind, model: provider.model, duration_ms: this.options.now() - started, ...fields })
+    try {
+      for await (const event of provider.stream({ messages, tools, signal })) {
+        if (signal.aborted) break
+        if (event.type !== 'finish') {
+          batch.push(event)
+          continue
+        }
+        // Counted (and checked against the caps) before the agent learns the call ended.
+        record({ usage: event.usage, cost_usd: event.cost_usd, finish_reason: event.finish_reason })
+        batch.push(event)
+        batch.flush()
+        return
+      }
+      throw new ProviderError('aborted', 'the model call was aborted')
+    } catch (error) {
+      batch.flush()
+      if (signal.aborted) {
+        // The provider reports usage only when a call finishes: a call cut short is recorded with none.
+        record({ usage: emptyUsage(), cost_usd: null, finish_reason: null, aborted: String(signal.reason ?? 'aborted') })
+        return this.fail(agent, callId, new ProviderError('aborted', `the model call was stopped: ${String(signal.reason ?? 'aborted')}`))
+      }
+      this.fail(agent, callId, ProviderError.isInstance(error) ? error : new ProviderError('other', errorText(error)))
+    }
+  }
+
+  private fail(agent: AgentRuntime, callId: string, error: ProviderError): void {
+    this.options.send(agent, { type: 'model_error', call_id: callId, code: error.code, message: this.options.redact(agent, error.message), status: error.status })
+  }
+}
+
+/**
+ * Text deltas come many to a chunk: events are sent once per turn of the event loop rather than
+ * one message each, and a call's last events at once.
+ */
+class EventBatch {
+  private events: ProviderEvent[] = []
+  private scheduled = false
+
+  constructor(private readonly sendEvents: (events: ProviderEvent[]) => void) {}
+
+  push(event: ProviderEvent): void {
+    this.events.push(event)
+    if (this.scheduled) return
+    this.scheduled = true
+    setImmediate(() => this.flush())
+  }
+
+  flush(): void {
+    this.scheduled = false
+    if (this.events.length === 0) return
+    const events = this.events
+    this.events = []
+    this.sendEvents(events)
+  }
+}
+
+const errorText = (error: unknown): string => (error instanceof Error ? error.message : String(error))

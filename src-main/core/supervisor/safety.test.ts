@@ -1,0 +1,211 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { createEngine, defaultSettings, type Engine } from '../engine'
+import { startFakeOpenAI } from '../providers/testing/fake-openai'
+import type { TraceEvent } from '../trace/events'
+import { ForkProcessHost } from './fork-host'
+import { complete, processAlive, recordEvents, taskCall, testAgentHost } from './testing'
+
+/**
+ * The supervisor's guarantees against agents and models that misbehave: real agent processes
+ * (and hand-written hostile ones), a real SQLite file, the real openai SDK against a local server.
+ */
+let engine: Engine | undefined
+afterEach(async () => {
+  await engine?.close()
+  engine = undefined
+})
+
+function setup(options: { host?: ForkProcessHost; env?: NodeJS.ProcessEnv; readyTimeoutMs?: number } = {}) {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'arbor-safety-'))
+  const project = path.join(dir, 'project')
+  mkdirSync(project)
+  writeFileSync(path.join(project, 'README.md'), '# Safety fixture\n')
+  engine = createEngine({
+    dbFile: path.join(dir, 'arbor.db'),
+    processHost: options.host ?? testAgentHost(),
+    projectDir: project,
+    killGraceMs: 500,
+    env: options.env ?? {},
+    readyTimeoutMs: options.readyTimeoutMs,
+  })
+  return { dir, project, engine, ...recordEvents(engine) }
+}
+
+/** A stand-in agent process: plain JavaScript written for the test, speaking the protocol. */
+function scriptHost(dir: string, source: string): ForkProcessHost {
+  const entry = path.join(dir, 'hostile-agent.mjs')
+  writeFileSync(entry, source)
+  return new ForkProcessHost({ entry })
+}
+
+const quickChildren = (...names: string[]) => Object.fromEntries(names.map((name) => [name, [complete(`${name} done`)]]))
+const ofType = (events: TraceEvent[], type: string) => events.filter((event) => event.type === type)
+
+describe('what agents may send', () => {
+  it('drops supervisor-owned events an agent sends, and counts none of the usage it claims', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'arbor-hostile-'))
+    const forged = ['job.end', 'agent.end', 'llm.call', 'subagent.start', 'approval.decision', 'control', 'budget.warning']
+    const host = scriptHost(
+      dir,
+      `
+      const ts = new Date().toISOString()
+      process.on('message', (message) => {
+        if (message.type !== 'start') return
+        for (const type of ${JSON.stringify(forged)}) {
+          process.send({ type: 'event', event_type: type, ts, data: { status: 'completed', usage: { input_tokens: 1e9, output_tokens: 1e9 }, cost_usd: 1e6 } })
+        }
+        process.send({ type: 'event', event_type: 'message', ts, data: { role: 'assistant', content: 'done' } })
+        const usage = { input_tokens: 1e9, output_tokens: 1e9, cache_read_tokens: 0, cache_write_tokens: 0, reasoning_tokens: 0 }
+        process.send({ type: 'done', outcome: { status: 'completed', terminal_reason: 'completed', result: 'ok', summary: 'ok', usage, cost_usd: 1e6, steps: 1, tool_calls: 0, tool_usage: {}, model: 'x' } }, () => process.exit(0))
+      })
+      process.send({ type: 'ready' })
+      `,
+    )
+    const rig = setup({ host })
+    const jobId = rig.engine.supervisor.startJob({ project: rig.project, task: 'forge', settings: defaultSettings({ script: { root: [], children: {} } }) })
+    await rig.engine.waitForJob(jobId)
+    const fromAgent = rig.events.filter((event) => event.agent_id !== null)
+    for (const type of forged.filter((type) => type !== 'agent.end')) expect(ofType(fromAgent, type)).toHaveLength(0)
+    // One agent.end: the supervisor's, with no usage (the agent made no model call through it).
+    const ends = ofType(rig.events, 'agent.end')
+    expect(ends).toHaveLength(1)
+    expect(ends[0]!.data.usage).toMatchObject({ input_tokens: 0, output_tokens: 0 })
+    const refusals = ofType(rig.events, 'error').map((event) => String(event.data.message))
+    expect(refusals.filter((message) => message.includes('only the supervisor records'))).toHaveLength(forged.length)
+    const jobEnd = ofType(rig.events, 'job.end')
+    expect(jobEnd).toHaveLength(1)
+    expect(jobEnd[0]!.data).toMatchObject({ status: 'completed', cost_usd: null })
+  })
+
+  it('fails an agent whose process never says ready, and ends the process', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'arbor-mute-'))
+    const host = scriptHost(dir, 'setInterval(() => {}, 1000)\n')
+    const rig = setup({ host, readyTimeoutMs: 300 })
+    const jobId = rig.engine.supervisor.startJob({ project: rig.project, task: 'wait', settings: defaultSettings({ script: { root: [], children: {} } }) })
+    const rootId = rig.engine.supervisor.rootAgentId(jobId)!
+    const pid = rig.engine.supervisor.pidOf(rootId)!
+    await rig.engine.waitForJob(jobId)
+    expect(ofType(rig.events, 'error').some((event) => /did not say ready within 0.3 s/.test(String(event.data.message)))).toBe(true)
+    expect(ofType(rig.events, 'agent.end')[0]!.data).toMatchObject({ status: 'failed', terminal_reason: 'crashed' })
+    expect(processAlive(pid)).toBe(false)
+  })
+})
+
+describe('budgets that hold', () => {
+  it('aborts the calls in flight when the token cap trips, denies queued spawns, and starts nothing after', async () => {
+    const rig = setup()
+    // The root asks for four children at a limit of two. A lists files call after call and passes
+    // the cap while B's one slow call is under way; C and D wait in the queue.
+    const slow = { delay_ms: 10_000, tool_calls: [{ name: 'list_files', arguments: { path: '.' } }] }
+    const quick = { tool_calls: [{ name: 'list_files', arguments: { path: '.' } }] }
+    const children = {
+      A: Array.from({ length: 30 }, () => quick),
+      B: [slow, complete('never')],
+      C: [complete('never')],
+      D: [complete('never')],
+    }
+    const jobId = rig.engine.supervisor.startJob({
+      project: rig.project,
+      task: 'spend',
+      settings: defaultSettings({
+        max_concurrent_children: 2,
+        job_token_budget: 8_000,
+        script: { root: [{ tool_calls: ['A', 'B', 'C', 'D'].map((name) => taskCall(name, 'general')) }, complete('root never')], children },
+      }),
+    })
+    await rig.engine.waitForJob(jobId)
+    const { job, agents } = await rig.engine.handlers.getTree({ job_id: jobId })
+    expect(job.status).toBe('failed')
+    const children_ = agents.filter((agent) => agent.depth === 1)
+    // Two ran and were stopped by the cap; the two queued were denied without starting.
+    expect(children_.map((agent) => [agent.status, agent.terminal_reason]).sort()).toEqual([
+      ['cancelled', 'token_budget'],
+      ['cancelled', 'token_budget'],
+      ['failed', 'token_budget'],
+      ['failed', 'token_budget'],
+    ])
+    const calls = ofType(rig.events, 'llm.call')
+    const aborted = calls.filter((call) => call.data.aborted)
+    // B's slow call was cut short, not waited for: recorded, with no usage known.
+    expect(aborted.length).toBeGreaterThanOrEqual(1)
+    expect(aborted.every((call) => (call.data.usage as { input_tokens: number }).input_tokens === 0)).toBe(true)
+    // Nothing started after the cap: no finished call, and no agent.start, later than the first abort.
+    const trippedAt = rig.events.findIndex((event) => event.type === 'agent.end')
+    expect(rig.events.slice(trippedAt).filter((event) => event.type === 'agent.start' || (event.type === 'llm.call' && !event.data.aborted))).toHaveLength(0)
+    const queuedResults = ofType(rig.events, 'tool.result').filter((event) => String(event.data.output).includes('budget is spent'))
+    expect(queuedResults.length + ofType(rig.events, 'subagent.end').filter((event) => (event.data.envelope as { status: string }).status === 'cancelled').length).toBeGreaterThan(0)
+    // The overshoot is at most one call per agent that was mid-call.
+    const spent = job.usage.input_tokens + job.usage.output_tokens
+    expect(spent).toBeGreaterThanOrEqual(8_000)
+    const largestCall = Math.max(...calls.map((call) => {
+      const usage = call.data.usage as { input_tokens: number; output_tokens: number }
+      return usage.input_tokens + usage.output_tokens
+    }))
+    expect(spent).toBeLessThanOrEqual(8_000 + 3 * largestCall)
+  }, 60_000)
+
+  it('stops a job whose cost budget meets a model with no price, at its first call', async () => {
+    const server = await startFakeOpenAI({ queue: Array.from({ length: 50 }, () => ({ tool_calls: [{ name: 'list_files', arguments: { path: '.' } }] })) })
+    try {
+      const rig = setup({ env: { OPENAI_API_KEY: 'sk-test-unpriced-000000' } })
+      const jobId = rig.engine.supervisor.startJob({
+        project: rig.project,
+        task: 'spend freely',
+        settings: defaultSettings({ provider: 'openai', model: 'mystery-model-9', base_url: `${server.url}/v1`, job_cost_budget: 1 }),
+      })
+      await rig.engine.waitForJob(jobId)
+      expect(server.requests).toHaveLength(1)
+      const error = ofType(rig.events, 'error').find((event) => event.agent_id === null)
+      expect(error?.data.message).toMatch(/model "mystery-model-9" has no price, so the job's cost budget cannot be enforced/)
+      expect(ofType(rig.events, 'agent.end')[0]!.data).toMatchObject({ status: 'failed', terminal_reason: 'token_budget' })
+    } finally {
+      await server.close()
+    }
+  })
+})
+
+describe('runaway guards', () => {
+  it('refuses spawns past max_spawns_per_turn with a reason the model sees', async () => {
+    const rig = setup()
+    const jobId = rig.engine.supervisor.startJob({
+      project: rig.project,
+      task: 'fan out',
+      settings: defaultSettings({
+        max_spawns_per_turn: 2,
+        max_concurrent_children: 5,
+        script: { root: [{ tool_calls: ['A', 'B', 'C'].map((name) => taskCall(name, 'general')) }, complete('root done')], children: quickChildren('A', 'B', 'C') },
+      }),
+    })
+    await rig.engine.waitForJob(jobId)
+    const denied = ofType(rig.events, 'subagent.denied')
+    expect(denied).toHaveLength(1)
+    expect(denied[0]!.data.reason).toMatch(/at most 2 spawns per turn \(max_spawns_per_turn\)/)
+    const seen = ofType(rig.events, 'tool.result').find((event) => event.data.call_id === denied[0]!.data.call_id)
+    expect(String(seen?.data.output)).toContain('max_spawns_per_turn')
+    expect(ofType(rig.events, 'subagent.start')).toHaveLength(2)
+  }, 60_000)
+
+  it('refuses spawns past max_spawns_per_minute across turns and agents', async () => {
+    const rig = setup()
+    const jobId = rig.engine.supervisor.startJob({
+      project: rig.project,
+      task: 'fan out slowly',
+      settings: defaultSettings({
+        max_spawns_per_minute: 2,
+        max_concurrent_children: 5,
+        script: {
+          root: [{ tool_calls: [taskCall('A', 'general')] }, { tool_calls: [taskCall('B', 'general')] }, { tool_calls: [taskCall('C', 'general')] }, complete('root done')],
+          children: quickChildren('A', 'B', 'C'),
+        },
+      }),
+    })
+    await rig.engine.waitForJob(jobId)
+    const denied = ofType(rig.events, 'subagent.denied')
+    expect(denied).toHaveLength(1)
+    expect(denied[0]!.data).toMatchObject({ description: 'C' })
+    expect(denied[0]!.data.reason).toMatch(/at most 2 spawns per minute in this job \(max_spawns_per_minute\)/)
+  }, 60_000)
+})
