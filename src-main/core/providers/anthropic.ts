@@ -4,7 +4,9 @@ import type { Usage } from '../trace/usage'
 import { ephemeral, toAnthropicMessages, toAnthropicTool } from './anthropic-request'
 import { ProviderError, abortedError, type ProviderErrorCode } from './errors'
 import { costOf, priceFor, type PriceTable } from './pricing'
+import { expectEventStream, summarizeBody } from './response-body'
 import { codeForStatus, retryAfterMs, transportFailure, withRetries, type AttemptFailure, type RetryPolicy } from './retry'
+import { watched, type StreamTimeouts, type StreamWatchdog } from './stream-watchdog'
 import type { FinishReason, Provider, ProviderEvent, ProviderRequest, Sleep, ToolCall } from './types'
 
 export interface AnthropicProviderOptions {
@@ -15,6 +17,8 @@ export interface AnthropicProviderOptions {
   sleep: Sleep
   maxTokens?: number
   retry?: Partial<RetryPolicy>
+  /** First-output and idle timeouts of each attempt; `defaultStreamTimeouts` for what is not given. */
+  timeouts?: Partial<StreamTimeouts>
   random?: () => number
   prices?: PriceTable
 }
@@ -39,25 +43,36 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Prov
           classify: classifyAnthropicError,
           secrets: [options.apiKey],
         },
-        () => streamOnce(client, options, request),
+        () => watched(options.timeouts, request.signal, (watchdog) => streamOnce(watchdog, client, options, request)),
       ),
   }
 }
 
-async function* streamOnce(client: Anthropic, options: AnthropicProviderOptions, request: ProviderRequest): AsyncGenerator<ProviderEvent> {
+async function* streamOnce(
+  watchdog: StreamWatchdog,
+  client: Anthropic,
+  options: AnthropicProviderOptions,
+  request: ProviderRequest,
+): AsyncGenerator<ProviderEvent> {
   const { system, messages } = toAnthropicMessages(request.messages)
   const tools = request.tools.map((tool, index) => toAnthropicTool(tool, index === request.tools.length - 1))
-  const stream = await client.messages.create(
-    {
-      model: options.model,
-      max_tokens: options.maxTokens ?? defaultMaxTokens,
-      ...(system ? { system: [{ type: 'text', text: system, cache_control: ephemeral }] } : {}),
-      ...(tools.length > 0 ? { tools } : {}),
-      messages,
-      stream: true,
-    },
-    { signal: request.signal },
+  const { data: stream, response } = await watchdog.wait(
+    client.messages
+      .create(
+        {
+          model: options.model,
+          max_tokens: options.maxTokens ?? defaultMaxTokens,
+          ...(system ? { system: [{ type: 'text', text: system, cache_control: ephemeral }] } : {}),
+          ...(tools.length > 0 ? { tools } : {}),
+          messages,
+          stream: true,
+        },
+        { signal: watchdog.signal },
+      )
+      .withResponse(),
   )
+  await expectEventStream(response, watchdog)
+  let events = 0
   const calls = new Map<number, ToolCall & { input: unknown }>()
   let startUsage: AnthropicUsage | null = null
   let finalUsage: MessageDeltaUsage | null = null
@@ -69,7 +84,10 @@ async function* streamOnce(client: Anthropic, options: AnthropicProviderOptions,
     // No input deltas: the block's own input (`{}` for a tool without arguments).
     arguments: call.arguments || JSON.stringify(call.input ?? {}),
   })
-  for await (const event of stream) {
+  for await (const event of watchdog.chunks(stream)) {
+    events += 1
+    // message_start comes at once; the reply has begun with the first content block.
+    if (event.type !== 'message_start') watchdog.replyStarted()
     switch (event.type) {
       case 'message_start':
         startUsage = event.message.usage
@@ -106,7 +124,10 @@ async function* streamOnce(client: Anthropic, options: AnthropicProviderOptions,
     }
   }
   if (request.signal?.aborted) throw abortedError(request.signal)
-  if (stopReason === null || startUsage === null) throw new ProviderError('network', 'the stream ended before the reply was complete')
+  if (stopReason === null || startUsage === null) {
+    const missing = startUsage === null ? 'no message_start' : 'no stop_reason'
+    throw new ProviderError('network', events === 0 ? 'the stream ended without a single event' : `the stream ended before the reply was complete (${missing})`)
+  }
   for (const call of calls.values()) yield { type: 'tool_call', call: complete(call) }
   const usage = anthropicUsage(startUsage, finalUsage)
   const model = priceFor(answeringModel, options.prices) ? answeringModel : options.model
@@ -148,7 +169,8 @@ export function classifyAnthropicError(error: unknown): AttemptFailure {
   }
   if (!(error instanceof APIError)) return transportFailure(error)
   const body = (error.error ?? {}) as { error?: { type?: unknown; message?: unknown } }
-  const message = typeof body.error?.message === 'string' ? body.error.message : error.message.replace(/^\d{3}\s+/, '')
+  // A body that is not the API's JSON (a proxy's 502 page) arrives as the SDK's message, verbatim.
+  const message = typeof body.error?.message === 'string' ? body.error.message : summarizeBody(error.message.replace(/^\d{3}\s+/, ''))
   const type = typeof body.error?.type === 'string' ? body.error.type : undefined
   const status = error.status ?? null
   const contextLength = status === 413 || ((status === null || status === 400) && contextLengthText.test(message))

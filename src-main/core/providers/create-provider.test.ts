@@ -52,6 +52,18 @@ describe('createProvider for the HTTP providers', () => {
     expect((await collectReply(provider, request)).text).toBe('configured')
   })
 
+  it('hands the timeouts to the HTTP providers', async () => {
+    for (const kind of ['openai', 'anthropic'] as const) {
+      const route = () => ({ kind: 'no_answer' }) as const
+      const server = kind === 'openai' ? await startFakeOpenAI({ route }) : await startFakeAnthropic({ route })
+      servers.push(server as FakeServer<unknown>)
+      const base_url = kind === 'openai' ? `${server.url}/v1` : server.url
+      const provider = createProvider({ kind, model: 'm', base_url }, { sleep, env: {}, timeouts: { first_output_ms: 50 } })
+      const error = await collectReply(provider, request).catch((caught: unknown) => caught)
+      expect(error).toMatchObject({ code: 'timeout', message: `${kind}: no reply within 50 ms (after 4 attempts)` })
+    }
+  })
+
   it('knows which base URLs are on this machine', () => {
     expect(['http://localhost:11434/v1', 'http://127.0.0.1:8000', 'http://[::1]:1234/v1', 'http://api.localhost/'].every(isLocalURL)).toBe(true)
     expect(['https://api.openai.com/v1', 'https://openrouter.ai/api/v1', 'not a url'].some(isLocalURL)).toBe(false)

@@ -1,9 +1,10 @@
-import type { AgentInit } from '../protocol/messages'
+import type { ProviderConfig } from '../protocol/messages'
 import { createAnthropicProvider } from './anthropic'
 import { failingProvider, resolveConnection, type Environment } from './connection'
 import { createOpenAIProvider } from './openai'
 import type { PriceTable } from './pricing'
 import { createScriptedProvider } from './scripted'
+import type { StreamTimeouts } from './stream-watchdog'
 import type { Provider, Sleep } from './types'
 
 export interface ProviderDependencies {
@@ -12,6 +13,8 @@ export interface ProviderDependencies {
   env?: Environment
   /** Prices edited in settings; the built-in table by default. */
   prices?: PriceTable
+  /** How long an HTTP provider's attempt may stay silent; `defaultStreamTimeouts` for what is not given. */
+  timeouts?: Partial<StreamTimeouts>
 }
 
 /**
@@ -19,7 +22,7 @@ export interface ProviderDependencies {
  * A missing API key does not throw here: the provider's first call fails with an `auth` error,
  * so the agent ends with `provider_error` and a message that says which variable to set.
  */
-export function createProvider(config: AgentInit['provider'], dependencies: ProviderDependencies): Provider {
+export function createProvider(config: ProviderConfig, dependencies: ProviderDependencies): Provider {
   const env = dependencies.env ?? process.env
   switch (config.kind) {
     case 'scripted':
@@ -28,7 +31,7 @@ export function createProvider(config: AgentInit['provider'], dependencies: Prov
     case 'anthropic': {
       const connection = config.api_key ? { apiKey: config.api_key, baseURL: config.base_url ?? undefined } : resolveConnection(config.kind, config.base_url, env)
       if (connection instanceof Error) return failingProvider(config.kind, config.model, connection)
-      const options = { model: config.model, ...connection, sleep: dependencies.sleep, prices: dependencies.prices }
+      const options = { model: config.model, ...connection, sleep: dependencies.sleep, prices: dependencies.prices, timeouts: dependencies.timeouts }
       return config.kind === 'openai' ? createOpenAIProvider(options) : createAnthropicProvider(options)
     }
   }

@@ -1,9 +1,11 @@
 /**
  * A failed model call. `code` says what the loop may do about it: `context_length` compacts and
- * retries, `rate_limit`/`server`/`network` are retried with backoff by the adapter, `auth` and
- * `other` end the agent with `provider_error`, `aborted` ends it with the abort's reason.
+ * retries; `rate_limit`, `server`, `network` and `timeout` (the server went silent) are retried
+ * with backoff by the adapter; `bad_response` (an answer that is not the API's stream: an HTML
+ * page, a JSON body, an event that is not JSON), `auth` and `other` end the agent with
+ * `provider_error`; `aborted` ends it with the abort's reason.
  */
-export type ProviderErrorCode = 'context_length' | 'rate_limit' | 'server' | 'network' | 'auth' | 'aborted' | 'other'
+export type ProviderErrorCode = 'context_length' | 'rate_limit' | 'server' | 'network' | 'timeout' | 'bad_response' | 'auth' | 'aborted' | 'other'
 
 export class ProviderError extends Error {
   constructor(

@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto'
 import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from 'openai'
-import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions'
+import type { ChatCompletionChunk, ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions'
 import type { CompletionUsage } from 'openai/resources/completions'
 import { emptyUsage, type Usage } from '../trace/usage'
 import { ProviderError, abortedError, type ProviderErrorCode } from './errors'
 import { costOf, priceFor, type PriceTable } from './pricing'
+import { expectEventStream, summarizeBody } from './response-body'
 import { codeForStatus, retryAfterMs, transportFailure, withRetries, type AttemptFailure, type RetryPolicy } from './retry'
+import { watched, type StreamTimeouts, type StreamWatchdog } from './stream-watchdog'
 import type { FinishReason, Provider, ProviderEvent, ProviderMessage, ProviderRequest, Sleep, ToolCall, ToolDefinition } from './types'
 
 export interface OpenAIProviderOptions {
@@ -15,6 +17,8 @@ export interface OpenAIProviderOptions {
   baseURL?: string
   sleep: Sleep
   retry?: Partial<RetryPolicy>
+  /** First-output and idle timeouts of each attempt; `defaultStreamTimeouts` for what is not given. */
+  timeouts?: Partial<StreamTimeouts>
   random?: () => number
   prices?: PriceTable
 }
@@ -36,22 +40,30 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): Provider {
           classify: classifyOpenAIError,
           secrets: [options.apiKey],
         },
-        () => streamOnce(client, options, request),
+        () => watched(options.timeouts, request.signal, (watchdog) => streamOnce(watchdog, client, options, request)),
       ),
   }
 }
 
-async function* streamOnce(client: OpenAI, options: OpenAIProviderOptions, request: ProviderRequest): AsyncGenerator<ProviderEvent> {
+async function* streamOnce(watchdog: StreamWatchdog, client: OpenAI, options: OpenAIProviderOptions, request: ProviderRequest): AsyncGenerator<ProviderEvent> {
   const tools = request.tools.length > 0 ? { tools: request.tools.map(toOpenAITool), parallel_tool_calls: true } : {}
-  const stream = await client.chat.completions.create(
-    { model: options.model, messages: request.messages.map(toOpenAIMessage), ...tools, stream: true, stream_options: { include_usage: true } },
-    { signal: request.signal },
+  const { data: stream, response } = await watchdog.wait(
+    client.chat.completions
+      .create(
+        { model: options.model, messages: request.messages.map(toOpenAIMessage), ...tools, stream: true, stream_options: { include_usage: true } },
+        { signal: watchdog.signal },
+      )
+      .withResponse(),
   )
+  await expectEventStream(response, watchdog)
+  let chunks = 0
   const calls = new Map<number, ToolCall>()
   let finish: string | null = null
   let usage: CompletionUsage | null = null
   let answeringModel = options.model
-  for await (const chunk of stream) {
+  for await (const chunk of watchdog.chunks(stream)) {
+    chunks += 1
+    if (carriesOutput(chunk)) watchdog.replyStarted()
     if (chunk.model) answeringModel = chunk.model
     if (chunk.usage) usage = chunk.usage
     const choice = chunk.choices?.[0]
@@ -70,7 +82,9 @@ async function* streamOnce(client: OpenAI, options: OpenAIProviderOptions, reque
     if (choice.finish_reason) finish = choice.finish_reason
   }
   if (request.signal?.aborted) throw abortedError(request.signal)
-  if (finish === null) throw new ProviderError('network', 'the stream ended before the reply was complete')
+  if (finish === null) {
+    throw new ProviderError('network', chunks === 0 ? 'the stream ended without a single chunk' : 'the stream ended before the reply was complete (no finish_reason)')
+  }
   const toolCalls = [...calls.entries()].sort(([a], [b]) => a - b).map(([, call]) => call)
   for (const call of toolCalls) yield { type: 'tool_call', call: { ...call, id: call.id || `call_${randomUUID()}` } }
   const total = usage ? openAIUsage(usage) : emptyUsage()
@@ -82,6 +96,13 @@ async function* streamOnce(client: OpenAI, options: OpenAIProviderOptions, reque
     cost_usd: usage ? costOf(model, total, options.prices) : null,
     finish_reason: finishReason(finish, toolCalls.length > 0),
   }
+}
+
+/** Anything past the first chunk's `role`: text, a refusal, tool calls, a compatible server's reasoning, a finish. */
+function carriesOutput(chunk: ChatCompletionChunk): boolean {
+  const choice = chunk.choices?.[0]
+  if (!choice) return false
+  return choice.finish_reason != null || Object.entries(choice.delta ?? {}).some(([key, value]) => key !== 'role' && value != null && value !== '')
 }
 
 /** OpenAI's prompt_tokens already include the cached ones. */
@@ -136,7 +157,8 @@ export function classifyOpenAIError(error: unknown): AttemptFailure {
   }
   if (!(error instanceof APIError)) return transportFailure(error)
   const body = (error.error ?? {}) as { message?: unknown; type?: unknown; code?: unknown }
-  const message = typeof body.message === 'string' ? body.message : error.message.replace(/^\d{3}\s+/, '')
+  // A body that is not the API's JSON (a proxy's 502 page) arrives as the SDK's message, verbatim.
+  const message = typeof body.message === 'string' ? body.message : summarizeBody(error.message.replace(/^\d{3}\s+/, ''))
   const label = [body.code, body.type].find((value): value is string => typeof value === 'string' && value !== '')
   const status = error.status ?? null
   const contextLength = (status === null || status === 400 || status === 413) && (body.code === 'context_length_exceeded' || contextLengthText.test(message))

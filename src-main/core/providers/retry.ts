@@ -2,11 +2,12 @@ import { ProviderError, abortedError, type ProviderErrorCode } from './errors'
 import type { ProviderEvent, Sleep } from './types'
 
 /**
- * Retries for the HTTP providers. The SDK clients run with `maxRetries: 0`; this module decides:
- * 429, 408, 5xx (Anthropic's 529 included) and network errors are retried with exponential
- * backoff and jitter, honouring `retry-after` (capped); auth, bad requests and context-length
- * errors are not. A failure after the stream has yielded anything is never retried: the
- * consumer has already seen part of the reply.
+ * Retries for the HTTP providers. The SDK clients run with `maxRetries: 0`, so every attempt is
+ * counted here once; this module decides: 429, 408, 5xx (Anthropic's 529 included), network
+ * errors and timeouts are retried with exponential backoff and jitter, honouring `retry-after`
+ * (capped); auth, bad requests, context-length errors and bad responses (a server that answers
+ * an HTML page answers it again) are not. A failure after the stream has yielded anything is
+ * never retried: the consumer has already seen part of the reply.
  */
 export interface RetryPolicy {
   max_attempts: number
@@ -41,7 +42,7 @@ export interface RetryOptions {
   secrets: readonly string[]
 }
 
-const retryable = new Set<ProviderErrorCode>(['rate_limit', 'server', 'network'])
+const retryable = new Set<ProviderErrorCode>(['rate_limit', 'server', 'network', 'timeout'])
 
 /** Runs `attempt` until it streams to its end, retrying failures that happen before the first event. */
 export async function* withRetries(options: RetryOptions, attempt: () => AsyncIterable<ProviderEvent>): AsyncGenerator<ProviderEvent> {
@@ -118,10 +119,12 @@ export function retryAfterMs(headers: Headers | undefined, now: number = Date.no
 
 const networkCodes = new Set(['ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_SOCKET'])
 
-/** Failures that are not an HTTP status: our own ProviderErrors, a cut stream, anything else. */
+/** Failures that are not an HTTP status: our own ProviderErrors, a cut stream, an event that is not JSON, anything else. */
 export function transportFailure(error: unknown): AttemptFailure {
-  if (ProviderError.isInstance(error)) return { code: error.code, status: null, detail: error.message, retry_after_ms: null, cause: error.cause }
+  if (ProviderError.isInstance(error)) return { code: error.code, status: error.status, detail: error.message, retry_after_ms: null, cause: error.cause }
   const message = error instanceof Error ? error.message : String(error)
+  // The SDKs JSON.parse each event's data and let the SyntaxError through.
+  if (error instanceof SyntaxError) return { code: 'bad_response', status: null, detail: `an event in the stream is not JSON (${message})`, retry_after_ms: null }
   const cause = error instanceof Error ? (error.cause as { code?: unknown } | undefined) : undefined
   const network =
     (error instanceof TypeError && (message === 'terminated' || message === 'fetch failed')) ||

@@ -1,6 +1,7 @@
 import {
   conversations,
   estimateTokens,
+  retryAfterHeaders,
   split,
   startFakeServer,
   words,
@@ -9,11 +10,12 @@ import {
   type ConversationView,
   type FakeServer,
   type RecordedRequest,
+  type RetryAfter,
   type SseStream,
 } from './fake-http'
-import type { FakeToolCall } from './fake-openai'
+import { firstHalf, type FakeToolCall, type FaultyEnding } from './fake-openai'
 
-export type { FakeToolCall } from './fake-openai'
+export type { FakeToolCall, FaultyEnding } from './fake-openai'
 
 /**
  * A fake Anthropic Messages server speaking the real streaming wire format, as recorded from the
@@ -51,7 +53,8 @@ export type FakeAnthropicResponse =
   | CommonResponse
   /** Streams `text`, then an `event: error` (e.g. overloaded_error), as the API does when it fails mid-reply. */
   | { kind: 'stream_error'; text?: string; error: { type: string; message: string } }
-  | { kind: 'disconnect' | 'hang'; text?: string }
+  /** As in fake-openai.ts: `text` and `tool_calls` blocks (the last one cut off, without its stop), then no message_delta or message_stop. */
+  | { kind: FaultyEnding; text?: string | string[]; tool_calls?: FakeToolCall[] }
 
 export const anthropicMessagesPaths = ['/v1/messages'] as const
 
@@ -87,9 +90,12 @@ const httpError = (status: number, message: string, headers: Record<string, stri
 
 /** Errors as the real API sends them. */
 export const anthropicErrors = {
-  rateLimit: (retryAfterSeconds?: number) =>
-    httpError(429, 'This request would exceed the rate limit for your organization of 50 requests per minute.', retryAfterSeconds === undefined ? {} : { 'retry-after': String(retryAfterSeconds) }),
+  /** A number is `retry-after` in seconds. */
+  rateLimit: (retryAfter?: RetryAfter | number) =>
+    httpError(429, 'This request would exceed the rate limit for your organization of 50 requests per minute.', retryAfterHeaders(retryAfter)),
   server: () => httpError(500, 'Internal server error'),
+  badGateway: () => httpError(502, 'Bad gateway'),
+  unavailable: () => httpError(503, 'Service unavailable'),
   overloaded: () => httpError(529, 'Overloaded'),
   auth: (message = 'invalid x-api-key') => httpError(401, message),
   contextLength: () => httpError(400, 'prompt is too long: 215031 tokens > 200000 maximum'),
@@ -131,9 +137,12 @@ const withPing = (frames: string[]): string[] =>
 const event = (type: string, data: object): string => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`
 
 function encodeAnthropic(response: FakeAnthropicResponse, request: RecordedRequest): CommonResponse | SseStream {
-  if (response.kind === 'http_error' || response.kind === 'raw') return response
+  if (response.kind === 'http_error' || response.kind === 'raw' || response.kind === 'no_answer') return response
   const body = (request.body ?? {}) as MessagesRequest
-  const reply: FakeAnthropicReply = response.kind === 'reply' || response.kind === undefined ? response : { text: response.text }
+  const reply: FakeAnthropicReply =
+    response.kind === 'reply' || response.kind === undefined
+      ? response
+      : { text: response.text, tool_calls: response.kind === 'stream_error' ? undefined : response.tool_calls }
   const model = reply.model ?? body.model ?? 'claude-sonnet-4-20250514'
   const turn = anthropicView(request).turn
   const textPieces = typeof reply.text === 'string' ? words(reply.text) : (reply.text ?? [])
@@ -170,17 +179,26 @@ function encodeAnthropic(response: FakeAnthropicResponse, request: RecordedReque
     frames.push(event('content_block_stop', { index }))
     index += 1
   }
+  const faulty = response.kind !== undefined && response.kind !== 'reply' && response.kind !== 'stream_error'
+  calls.forEach((call, position) => {
+    const cut = faulty && position === calls.length - 1
+    frames.push(event('content_block_start', { index, content_block: { type: 'tool_use', id: call.id, name: call.name, input: {}, caller: { type: 'direct' } } }))
+    for (const piece of ['', ...(cut ? firstHalf(call.pieces) : call.pieces)]) {
+      frames.push(event('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: piece } }))
+    }
+    if (!cut) frames.push(event('content_block_stop', { index }))
+    index += 1
+  })
   if (response.kind === 'stream_error') {
     frames.push(event('error', { error: response.error }))
     return { frames: withPing(frames), ending: 'end' }
   }
-  if (response.kind === 'disconnect' || response.kind === 'hang') return { frames: withPing(frames), ending: response.kind }
-  for (const call of calls) {
-    frames.push(event('content_block_start', { index, content_block: { type: 'tool_use', id: call.id, name: call.name, input: {}, caller: { type: 'direct' } } }))
-    for (const piece of ['', ...call.pieces]) frames.push(event('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: piece } }))
-    frames.push(event('content_block_stop', { index }))
-    index += 1
+  if (response.kind === 'garbled') {
+    const cut = `event: content_block_delta\ndata: {"type": "content_block_delta", "index": ${index}, "delta": {"type": "text_del\n\n`
+    return { frames: [...withPing(frames), cut], ending: 'end' }
   }
+  if (response.kind === 'truncate') return { frames: withPing(frames), ending: 'end' }
+  if (response.kind === 'disconnect' || response.kind === 'hang') return { frames: withPing(frames), ending: response.kind }
   const outputCharacters = textPieces.join('').length + calls.reduce((sum, call) => sum + call.name.length + call.args.length, 0)
   const thinkingTokens = usage.thinking_tokens ?? (reply.thinking ? estimateTokens(reply.thinking.length) : 0)
   const output = usage.output_tokens ?? estimateTokens(outputCharacters) + thinkingTokens

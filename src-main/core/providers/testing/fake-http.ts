@@ -24,8 +24,29 @@ export interface RecordedRequest {
 /** Answers every provider fake understands. */
 export type CommonResponse =
   | { kind: 'http_error'; status: number; body: unknown; headers?: Record<string, string> }
-  /** A body served verbatim, e.g. a recorded SSE stream. */
+  /** A body served verbatim, e.g. a recorded SSE stream, or an HTML page. */
   | { kind: 'raw'; body: string; status?: number; content_type?: string }
+  /** Reads the request and never answers, not even with headers, until the client leaves. */
+  | { kind: 'no_answer' }
+
+/** How long a 429 asks to wait: `retry-after` in seconds, `retry-after-ms` (OpenAI's, Anthropic's SDKs read both). */
+export interface RetryAfter {
+  seconds?: number
+  ms?: number
+}
+
+export function retryAfterHeaders(after: RetryAfter | number | undefined): Record<string, string> {
+  const { seconds, ms } = typeof after === 'number' ? { seconds: after, ms: undefined } : (after ?? {})
+  return { ...(seconds === undefined ? {} : { 'retry-after': String(seconds) }), ...(ms === undefined ? {} : { 'retry-after-ms': String(ms) }) }
+}
+
+/** The page a reverse proxy (nginx here) answers with when the API behind it is down: HTML, not JSON. */
+export const proxyErrorPage = (status: 502 | 503 | 504, reason = status === 502 ? 'Bad Gateway' : status === 503 ? 'Service Temporarily Unavailable' : 'Gateway Time-out'): CommonResponse => ({
+  kind: 'raw',
+  status,
+  content_type: 'text/html',
+  body: `<html>\r\n<head><title>${status} ${reason}</title></head>\r\n<body>\r\n<center><h1>${status} ${reason}</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n`,
+})
 
 /** What a provider module makes of a scripted response. */
 export interface SseStream {
@@ -91,6 +112,7 @@ export async function startFakeServer<R>(options: FakeServerOptions<R>): Promise
     const answer = options.encode(scripted, request)
     if ('kind' in answer) {
       if (answer.kind === 'http_error') return sendJson(out, answer.status, answer.body, answer.headers)
+      if (answer.kind === 'no_answer') return untilClientLeaves(incoming)
       out.writeHead(answer.status ?? 200, { 'content-type': answer.content_type ?? 'text/event-stream' })
       out.end(answer.body)
       return
@@ -123,8 +145,11 @@ async function writeStream(incoming: IncomingMessage, out: ServerResponse, strea
   }
   if (stream.ending === 'end') out.end()
   else if (stream.ending === 'disconnect') out.socket?.destroy()
-  else await new Promise<void>((resolve) => (incoming.socket.destroyed ? resolve() : incoming.socket.once('close', () => resolve())))
+  else await untilClientLeaves(incoming)
 }
+
+const untilClientLeaves = (incoming: IncomingMessage): Promise<void> =>
+  new Promise<void>((resolve) => (incoming.socket.destroyed ? resolve() : incoming.socket.once('close', () => resolve())))
 
 function sendJson(out: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   out.writeHead(status, { 'content-type': 'application/json', ...headers })

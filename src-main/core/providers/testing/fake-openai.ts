@@ -1,6 +1,7 @@
 import {
   conversations,
   estimateTokens,
+  retryAfterHeaders,
   split,
   startFakeServer,
   words,
@@ -9,6 +10,7 @@ import {
   type ConversationView,
   type FakeServer,
   type RecordedRequest,
+  type RetryAfter,
   type SseStream,
 } from './fake-http'
 
@@ -53,8 +55,18 @@ export type FakeOpenAIResponse =
   | CommonResponse
   /** Streams `text`, then an error object in the stream (what the API sends when it fails mid-reply). */
   | { kind: 'stream_error'; text?: string; error: { message: string; type?: string; code?: string | null } }
-  /** Streams `text`, then cuts the connection (`disconnect`) or stalls until the client aborts (`hang`). */
-  | { kind: 'disconnect' | 'hang'; text?: string }
+  /**
+   * Streams `text` and `tool_calls` (the last one cut off halfway through its arguments), then,
+   * with no finish chunk: cuts the connection
+   * (`disconnect`), stalls until the client leaves (`hang`), ends cleanly (`truncate`), or sends
+   * an event whose data is cut-off JSON and ends (`garbled`).
+   */
+  | { kind: FaultyEnding; text?: string | string[]; tool_calls?: FakeToolCall[] }
+
+export type FaultyEnding = 'disconnect' | 'hang' | 'truncate' | 'garbled'
+
+/** The pieces a faulty ending sends of its last tool call's arguments. */
+export const firstHalf = (pieces: string[]): string[] => pieces.slice(0, Math.ceil(pieces.length / 2))
 
 export const openaiChatPaths = ['/v1/chat/completions', '/chat/completions'] as const
 
@@ -73,13 +85,20 @@ export function openaiErrorBody(status: number, message: string, type = status >
 
 /** Errors as the real API sends them. */
 export const openaiErrors = {
-  rateLimit: (retryAfterSeconds?: number): CommonResponse => ({
+  /** A number is `retry-after` in seconds. */
+  rateLimit: (retryAfter?: RetryAfter | number): CommonResponse => ({
     kind: 'http_error',
     status: 429,
     body: openaiErrorBody(429, 'Rate limit reached for gpt-4o on requests per min (RPM): Limit 500, Used 500.', 'requests', 'rate_limit_exceeded'),
-    headers: retryAfterSeconds === undefined ? {} : { 'retry-after': String(retryAfterSeconds) },
+    headers: retryAfterHeaders(retryAfter),
   }),
   server: (): CommonResponse => ({ kind: 'http_error', status: 500, body: openaiErrorBody(500, 'The server had an error while processing your request. Sorry about that!') }),
+  overloaded: (): CommonResponse => ({
+    kind: 'http_error',
+    status: 503,
+    body: openaiErrorBody(503, 'The engine is currently overloaded, please try again later.'),
+  }),
+  badGateway: (): CommonResponse => ({ kind: 'http_error', status: 502, body: openaiErrorBody(502, 'Bad gateway.') }),
   auth: (message = 'Incorrect API key provided: sk-proj-********************abcd. You can find your API key at https://platform.openai.com/account/api-keys.'): CommonResponse => ({
     kind: 'http_error',
     status: 401,
@@ -125,9 +144,12 @@ export function openaiView(request: RecordedRequest): ConversationView {
 }
 
 function encodeOpenAI(response: FakeOpenAIResponse, request: RecordedRequest): CommonResponse | SseStream {
-  if (response.kind === 'http_error' || response.kind === 'raw') return response
+  if (response.kind === 'http_error' || response.kind === 'raw' || response.kind === 'no_answer') return response
   const body = (request.body ?? {}) as ChatRequest
-  const reply: FakeOpenAIReply = response.kind === 'reply' || response.kind === undefined ? response : { text: response.text }
+  const reply: FakeOpenAIReply =
+    response.kind === 'reply' || response.kind === undefined
+      ? response
+      : { text: response.text, tool_calls: response.kind === 'stream_error' ? undefined : response.tool_calls }
   const model = reply.model ?? body.model ?? 'gpt-4o'
   const base = { id: `chatcmpl-fake${request.seq}`, object: 'chat.completion.chunk', created: 1754693439, model }
   const extras = reply.legacy ? { system_fingerprint: 'fp_fake' } : { service_tier: 'default', system_fingerprint: 'fp_fake', usage: null }
@@ -144,14 +166,18 @@ function encodeOpenAI(response: FakeOpenAIResponse, request: RecordedRequest): C
   })
   const frames = [chunk({ role: 'assistant', content: null })]
   for (const piece of textPieces) frames.push(chunk({ content: piece }))
+  const faulty = response.kind !== undefined && response.kind !== 'reply' && response.kind !== 'stream_error'
   calls.forEach((call, index) => {
     frames.push(chunk({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] }))
-    for (const piece of call.pieces) if (piece) frames.push(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }))
+    const pieces = faulty && index === calls.length - 1 ? firstHalf(call.pieces) : call.pieces
+    for (const piece of pieces) if (piece) frames.push(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }))
   })
   if (response.kind === 'stream_error') {
     frames.push(`data: ${JSON.stringify({ error: { param: null, code: null, type: 'server_error', ...response.error } })}\n\n`)
     return { frames, ending: 'end' }
   }
+  if (response.kind === 'garbled') return { frames: [...frames, 'data: {"id": "chatcmpl-garbled", "choices": [{"index": 0, "delta": {"content": \n\n'], ending: 'end' }
+  if (response.kind === 'truncate') return { frames, ending: 'end' }
   if (response.kind === 'disconnect' || response.kind === 'hang') return { frames, ending: response.kind }
 
   frames.push(chunk({}, reply.finish_reason ?? (calls.length > 0 ? 'tool_calls' : 'stop')))
