@@ -1,20 +1,33 @@
 import { parseArgs } from 'node:util'
+import { newJobLimits as limits } from '../core/api/job-form'
+import { spawnGuardDefaults } from '../core/trace/model'
 import { runDemo, runJob } from './commands/run'
 import { runExport } from './commands/export'
 import { runImport, runOpen } from './commands/import'
 import { runServe } from './commands/serve'
+import { JobRefused } from './job-options'
 import { UsageError } from './usage-error'
 
 const usage = `Usage:
   arbor demo [DIR] [--db FILE] [--export FILE.jsonl]
-  arbor run [DIR] --task TEXT [--provider scripted|openai|anthropic] [--model M] [--light-model M]
-            [--base-url URL] [--max-depth N] [--max-children N] [--job-token-budget N]
-            [--job-cost-budget USD] [--auto-approve-subagents] [--db FILE] [--export FILE.jsonl]
-            [--json]
+  arbor run [DIR] --task TEXT [--provider scripted|openai|anthropic|openai_compatible] [--model M]
+            [--light-model M] [--base-url URL] [--max-depth N] [--max-children N]
+            [--max-spawns-per-turn N] [--max-spawns-per-minute N] [--agent-timeout SECONDS]
+            [--job-token-budget N] [--job-cost-budget USD] [--allow-network] [--no-sandbox [--yes]]
+            [--auto-approve-subagents] [--db FILE] [--export FILE.jsonl] [--json]
   arbor export --db FILE (--job ID | --last) --out FILE [--format jsonl|otlp]
   arbor serve [DIR] [--port N] [--db FILE]
   arbor import FILE.jsonl [--db FILE]
   arbor open FILE.jsonl [--port N] [--db FILE]
+
+run checks its options as the new-job form does: --max-depth 0-${limits.max_depth} (default 1),
+--max-children 1-${limits.max_concurrent_children} (default 3), --max-spawns-per-turn 0-${limits.max_spawns_per_turn} (default ${spawnGuardDefaults.max_spawns_per_turn}),
+--max-spawns-per-minute 0-${limits.max_spawns_per_minute} (default ${spawnGuardDefaults.max_spawns_per_minute}; 0 turns a spawn guard off),
+--agent-timeout 1-${limits.agent_timeout_s} seconds per agent (default none), --job-token-budget up to
+${limits.job_token_budget.toLocaleString('en')}, --job-cost-budget up to ${limits.job_cost_budget.toLocaleString('en')} USD and only with a price for every
+model the job uses. --allow-network lets commands reach the network (off by default).
+--no-sandbox runs commands without the OS sandbox: it prints a warning and asks on a
+terminal; without a terminal it needs --yes, else the job is refused (exit 2).
 
 Data is stored in $ARBOR_DATA_DIR/arbor.db (default ~/.local/share/arbor/arbor.db) unless --db is given.`
 
@@ -30,6 +43,12 @@ const options = {
   'max-children': { type: 'string' },
   'job-token-budget': { type: 'string' },
   'job-cost-budget': { type: 'string' },
+  'agent-timeout': { type: 'string' },
+  'max-spawns-per-turn': { type: 'string' },
+  'max-spawns-per-minute': { type: 'string' },
+  'allow-network': { type: 'boolean' },
+  'no-sandbox': { type: 'boolean' },
+  yes: { type: 'boolean' },
   'auto-approve-subagents': { type: 'boolean' },
   json: { type: 'boolean' },
   job: { type: 'string' },
@@ -78,6 +97,11 @@ main(process.argv.slice(2)).then(
     process.exitCode = code
   },
   (error: unknown) => {
+    if (error instanceof JobRefused) {
+      console.error(`arbor: ${error.message}`)
+      process.exitCode = 2
+      return
+    }
     if (error instanceof UsageError || (error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS'))) {
       console.error(`arbor: ${error.message}\n\n${usage}`)
       process.exitCode = 2

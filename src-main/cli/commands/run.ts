@@ -1,68 +1,67 @@
 import { existsSync, statSync } from 'node:fs'
 import path from 'node:path'
+import type { LoadedProfiles } from '../../core/agent/profiles/load'
+import type { PriceRow } from '../../core/api/contract'
+import { jobSettingsOf, providerIds, type NewJob, type ProviderId } from '../../core/api/job-form'
 import { demoJob, scriptedJob } from '../../core/demo/demo-job'
-import { defaultSettings, type Engine } from '../../core/engine'
+import type { Engine } from '../../core/engine'
+import type { PriceTable } from '../../core/providers/pricing'
 import type { AgentNode, Job, ScriptPlan } from '../../core/trace/model'
 import { answerRootApprovals } from '../approvals'
+import { checkJobFlags, confirmNoSandbox, isProvider, jobInputFromFlags } from '../job-options'
 import type { CliValues } from '../main'
 import { formatCost, printTree } from '../tree-printer'
-import { intOption, numberOption, UsageError } from '../usage-error'
+import { UsageError } from '../usage-error'
 import { cliEngine, closeOnSignal } from './engine'
 
 export async function runDemo(dir: string, values: CliValues): Promise<number> {
   const projectDir = requireDir(dir)
   const planned = await demoJob(projectDir)
-  return runPlanned(projectDir, planned, values)
+  return runPlanned(projectDir, values, { provider: 'scripted', task: planned.task, script: () => Promise.resolve(planned.script) })
 }
 
 export async function runJob(dir: string, values: CliValues): Promise<number> {
   const projectDir = requireDir(dir)
   if (!values.task) throw new UsageError('run needs --task TEXT')
   const provider = values.provider ?? 'scripted'
-  if (provider === 'scripted') return runPlanned(projectDir, await scriptedJob(projectDir, values.task), values)
-  if (provider !== 'openai' && provider !== 'anthropic') {
-    throw new UsageError(`unknown provider "${provider}" (scripted, openai or anthropic)`)
-  }
-  return runPlanned(projectDir, { task: values.task }, values, provider)
+  if (!isProvider(provider)) throw new UsageError(`unknown provider "${provider}" (${providerIds.join(', ')})`)
+  const script = provider === 'scripted' ? async (task: string) => (await scriptedJob(projectDir, task)).script : undefined
+  return runPlanned(projectDir, values, { provider, task: values.task, script })
 }
 
-const defaultModels = { scripted: 'scripted', openai: 'gpt-4o', anthropic: 'claude-sonnet-4-6' } as const
+/** What to run: the task as given (checked with the other options), and for a scripted job its plan. */
+interface PlannedJob {
+  provider: ProviderId
+  task: string
+  script?: (task: string) => Promise<ScriptPlan>
+}
 
-async function runPlanned(
-  projectDir: string,
-  planned: { task: string; script?: ScriptPlan },
-  values: CliValues,
-  provider: keyof typeof defaultModels = 'scripted',
-): Promise<number> {
-  if (values['base-url'] !== undefined && !URL.canParse(values['base-url'])) throw new UsageError(`--base-url is not a URL: ${values['base-url']}`)
-  const settings = defaultSettings({
-    provider,
-    model: values.model ?? defaultModels[provider],
-    light_model: values['light-model'] ?? null,
-    base_url: values['base-url'] ?? null,
-    max_depth: intOption(values['max-depth'], 'max-depth') ?? 1,
-    max_concurrent_children: intOption(values['max-children'], 'max-children', 1) ?? 3,
-    job_token_budget: intOption(values['job-token-budget'], 'job-token-budget', 1) ?? null,
-    job_cost_budget: numberOption(values['job-cost-budget'], 'job-cost-budget') ?? null,
-    script: planned.script,
-  })
+async function runPlanned(projectDir: string, values: CliValues, planned: PlannedJob): Promise<number> {
   const { engine, dbFile } = cliEngine(values.db, projectDir)
   closeOnSignal(engine)
+  const loadedProfiles = engine.profilesFor(projectDir)
+  let newJob: NewJob
+  try {
+    newJob = await checkedJob(engine, values, planned, { loadedProfiles, dbFile })
+  } catch (error) {
+    await engine.close()
+    throw error
+  }
+  const settings = jobSettingsOf(newJob, await planned.script?.(newJob.task))
   // With --json, stdout carries the one outcome object; the live tree and notices go to stderr.
   const json = values.json ?? false
   const say = json ? (line: string) => console.error(line) : (line: string) => console.log(line)
   engine.subscribe(printTree(say))
   engine.subscribe(answerRootApprovals(engine.supervisor, Boolean(process.stdin.isTTY && process.stdout.isTTY)))
-  const loadedProfiles = engine.profilesFor(projectDir)
   // Load errors are trace events (printed with the tree); warnings only go to the terminal.
   for (const warning of loadedProfiles.warnings) console.error(`arbor: profile ${warning.file}: ${warning.message}`)
   const started = Date.now()
   const jobId = engine.supervisor.startJob({
     project: projectDir,
-    task: planned.task,
+    task: newJob.task,
     settings,
     loadedProfiles,
-    autoApprove: values['auto-approve-subagents'] ?? false,
+    autoApprove: newJob.auto_approve,
   })
   await engine.waitForJob(jobId)
   const { job, agents } = await engine.handlers.getTree({ job_id: jobId })
@@ -85,6 +84,17 @@ async function runPlanned(
   await engine.close()
   return job.status === 'completed' ? 0 : 1
 }
+
+/** The options checked as the API checks a new job; `--no-sandbox` confirmed on the terminal or by `--yes`. */
+async function checkedJob(engine: Engine, values: CliValues, planned: PlannedJob, context: { loadedProfiles: LoadedProfiles; dbFile: string }): Promise<NewJob> {
+  const prices = priceTable((await engine.handlers.getSettings({})).prices)
+  const job = checkJobFlags(jobInputFromFlags(values, planned), { prices, ...context })
+  if (job.no_sandbox) await confirmNoSandbox(values, Boolean(process.stdin.isTTY && process.stderr.isTTY))
+  return job
+}
+
+const priceTable = (rows: readonly PriceRow[]): PriceTable =>
+  Object.fromEntries(rows.map(({ model, input, output, cache_read, cache_write }) => [model, { input, output, cache_read, cache_write }]))
 
 /** The root agent's final answer: its `agent.end` event's `result` (null when it gave none). */
 async function rootResult(engine: Engine, rootId: string): Promise<unknown> {

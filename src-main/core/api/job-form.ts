@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { priceFor, type PriceTable } from '../providers/pricing'
+import { defaultSettings, spawnGuardDefaults, type JobSettings } from '../trace/model'
 
 /**
  * The new-job form's fields, checked by one schema in the renderer (errors beside each field)
@@ -51,6 +52,21 @@ const httpUrl = z
 // the other fields' errors (the form shows them all at once).
 const wholeNumber = () => z.number({ error: 'must be a whole number' }).refine(Number.isInteger, 'must be a whole number')
 const positiveInt = (max: number) => wholeNumber().refine((value) => value > 0, 'must be more than 0').refine((value) => value <= max, `at most ${max.toLocaleString('en')}`)
+/** A count where 0 turns the limit off. */
+const countOrOff = (max: number) => wholeNumber().refine((value) => value >= 0, 'at least 0 (0: no limit)').refine((value) => value <= max, `at most ${max.toLocaleString('en')}`)
+
+export const noSandboxConfirmation = 'I understand commands can read and write anything I can'
+
+/** The numeric fields' upper bounds (the form, the API and `arbor run` all check these). */
+export const newJobLimits = {
+  max_depth: 8,
+  max_concurrent_children: 64,
+  max_spawns_per_turn: 1000,
+  max_spawns_per_minute: 10_000,
+  job_token_budget: 1_000_000_000,
+  job_cost_budget: 100_000,
+  agent_timeout_s: 86_400,
+} as const
 
 export const newJobSchema = z
   .object({
@@ -61,19 +77,39 @@ export const newJobSchema = z
     base_url: httpUrl.nullable(),
     model: modelId,
     light_model: optionalModelId,
-    max_depth: wholeNumber().refine((value) => value >= 0, 'at least 0').refine((value) => value <= 8, 'at most 8'),
-    max_concurrent_children: positiveInt(64),
-    job_token_budget: positiveInt(1_000_000_000).nullable(),
-    job_cost_budget: z.number({ error: 'must be a number' }).positive('must be more than 0').max(100_000, 'at most 100,000').nullable(),
+    max_depth: wholeNumber().refine((value) => value >= 0, 'at least 0').refine((value) => value <= newJobLimits.max_depth, `at most ${newJobLimits.max_depth}`),
+    max_concurrent_children: positiveInt(newJobLimits.max_concurrent_children),
+    job_token_budget: positiveInt(newJobLimits.job_token_budget).nullable(),
+    job_cost_budget: z
+      .number({ error: 'must be a number' })
+      .positive('must be more than 0')
+      .max(newJobLimits.job_cost_budget, `at most ${newJobLimits.job_cost_budget.toLocaleString('en')}`)
+      .nullable(),
     /** Wall-clock limit per agent; null: none. */
-    agent_timeout_s: positiveInt(86_400).nullable(),
+    agent_timeout_s: positiveInt(newJobLimits.agent_timeout_s).nullable(),
+    /** The runaway guards: spawns per parent turn and per minute in the job; 0 turns one off. */
+    max_spawns_per_turn: countOrOff(newJobLimits.max_spawns_per_turn).default(spawnGuardDefaults.max_spawns_per_turn),
+    max_spawns_per_minute: countOrOff(newJobLimits.max_spawns_per_minute).default(spawnGuardDefaults.max_spawns_per_minute),
     auto_approve: z.boolean(),
     spawn_paused: z.boolean(),
+    /** Commands may reach the network. Remembered like the other settings. */
+    allow_network: z.boolean().default(false),
+    /** Commands run without the OS sandbox: never remembered, and only with `no_sandbox_confirmed`. */
+    no_sandbox: z.boolean().default(false),
+    /** The user ticked "I understand…" (the form) or answered the CLI's question for this job. */
+    no_sandbox_confirmed: z.boolean().default(false),
   })
   .strict()
   .superRefine((value, context) => {
     if (value.provider === 'openai_compatible' && !value.base_url) {
       context.addIssue({ code: 'custom', path: ['base_url'], message: 'an OpenAI-compatible server needs its base URL' })
+    }
+    if (value.no_sandbox && !value.no_sandbox_confirmed) {
+      context.addIssue({
+        code: 'custom',
+        path: ['no_sandbox_confirmed'],
+        message: `running without the sandbox needs a confirmation: "${noSandboxConfirmation}"`,
+      })
     }
   })
 export type NewJobInput = z.input<typeof newJobSchema>
@@ -92,9 +128,43 @@ export const defaultNewJob = (): NewJob => ({
   job_token_budget: null,
   job_cost_budget: null,
   agent_timeout_s: null,
+  ...spawnGuardDefaults,
   auto_approve: false,
   spawn_paused: false,
+  allow_network: false,
+  no_sandbox: false,
+  no_sandbox_confirmed: false,
 })
+
+/**
+ * What of a job is remembered as the project's next defaults: all but the task and the sandbox
+ * opt-out, which must be asked for again on every job.
+ */
+export function rememberedSettings(job: NewJob): Omit<NewJob, 'task'> {
+  const { task: _task, ...settings } = job
+  return { ...settings, no_sandbox: false, no_sandbox_confirmed: false }
+}
+
+/** The job's settings as stored in the trace: what the user chose, every guard spelled out, never a key. */
+export function jobSettingsOf(job: NewJob, script?: JobSettings['script']): JobSettings {
+  return defaultSettings({
+    provider: job.provider,
+    model: job.model,
+    light_model: job.light_model,
+    base_url: job.base_url,
+    profile: job.profile,
+    max_depth: job.max_depth,
+    max_concurrent_children: job.max_concurrent_children,
+    job_token_budget: job.job_token_budget,
+    job_cost_budget: job.job_cost_budget,
+    agent_timeout_ms: job.agent_timeout_s === null ? null : job.agent_timeout_s * 1000,
+    max_spawns_per_turn: job.max_spawns_per_turn,
+    max_spawns_per_minute: job.max_spawns_per_minute,
+    allow_network: job.allow_network,
+    no_sandbox: job.no_sandbox,
+    ...(script ? { script } : {}),
+  })
+}
 
 export type FieldErrors = Partial<Record<keyof NewJob | 'form', string>>
 

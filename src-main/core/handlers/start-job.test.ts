@@ -4,7 +4,7 @@ import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import type { ApiError } from '../api/contract'
 import { createDispatcher } from '../api/dispatcher'
-import { defaultNewJob, type NewJobInput } from '../api/job-form'
+import { defaultNewJob, type NewJob } from '../api/job-form'
 import { createEngine, type Engine } from '../engine'
 import type { Environment } from '../providers/connection'
 import { anthropicConversations, startFakeAnthropic } from '../providers/testing/fake-anthropic'
@@ -63,7 +63,7 @@ function shopProject(dir: string, files: Record<string, string> = { 'AGENTS.md':
   return project
 }
 
-const goodJob = (overrides: Partial<NewJobInput> = {}): NewJobInput => ({
+const goodJob = (overrides: Partial<NewJob> = {}): NewJob => ({
   ...defaultNewJob(),
   task: 'ROOT-TASK: find where the cart total is computed',
   provider: 'openai_compatible',
@@ -126,7 +126,7 @@ const keySent = (request: RecordedRequest): string | undefined =>
 const readIfThere = (file: string): string => (existsSync(file) ? readFileSync(file).toString('latin1') : '')
 
 describe('startJob refuses a bad new-job form field by field, and creates no job', () => {
-  const badFields: Array<[string, Partial<NewJobInput>, RegExp]> = [
+  const badFields: Array<[string, Partial<NewJob>, RegExp]> = [
     ['task', { task: '   ' }, /describe the task/],
     ['base_url', { base_url: null }, /needs its base URL/],
     ['base_url', { base_url: 'localhost:11434' }, /http:\/\/ or https:\/\/ URL/],
@@ -136,6 +136,10 @@ describe('startJob refuses a bad new-job form field by field, and creates no job
     ['job_token_budget', { job_token_budget: -5 }, /more than 0/],
     ['job_cost_budget', { job_cost_budget: 0 }, /more than 0/],
     ['agent_timeout_s', { agent_timeout_s: 0.5 }, /whole number/],
+    ['agent_timeout_s', { agent_timeout_s: 86_401 }, /at most 86,400/],
+    ['max_spawns_per_turn', { max_spawns_per_turn: -1 }, /at least 0/],
+    ['max_spawns_per_minute', { max_spawns_per_minute: 1.5 }, /whole number/],
+    ['no_sandbox_confirmed', { no_sandbox: true }, /needs a confirmation: "I understand commands can read and write anything I can"/],
     ['profile', { profile: 'no-such-profile' }, /no profile "no-such-profile"/],
   ]
 
@@ -211,6 +215,49 @@ describe('startJob refuses a bad new-job form field by field, and creates no job
     mkdirSync(other)
     await rig.engine.handlers.openProject({ path: other })
     expect((await rig.engine.handlers.getJobDefaults({})).job).toEqual(defaultNewJob())
+  })
+
+  it('records the sandbox, network and guard settings in the job header; the next form remembers the network, never the sandbox opt-out', async () => {
+    const rig = makeEngine({ project: shopProject(tempDir()) })
+    const server = await startFakeOpenAI({ route: openaiConversations([{ match: 'ROOT-TASK', turns: [finish('done')] }]) })
+    cleanups.push(() => server.close())
+    const job = goodJob({
+      base_url: `${server.url}/v1`,
+      allow_network: true,
+      no_sandbox: true,
+      no_sandbox_confirmed: true,
+      agent_timeout_s: 120,
+      max_spawns_per_turn: 4,
+      max_spawns_per_minute: 0,
+    })
+    const started = await createDispatcher(rig.engine.handlers)('startJob', { kind: 'agent', job })
+    expect(started.ok).toBe(true)
+    const jobId = (started as { value: { job_id: string } }).value.job_id
+    await withTimeout(rig.engine.waitForJob(jobId), 15_000, 'the job to end')
+
+    const file = path.join(rig.dir, 'trace.jsonl')
+    await rig.engine.exportJsonl(jobId, file)
+    const header = JSON.parse(readFileSync(file, 'utf8').split('\n')[0]!) as { type: string; job: { settings: Record<string, unknown> } }
+    expect(header.type).toBe('trace.header')
+    expect(header.job.settings).toMatchObject({ no_sandbox: true, allow_network: true, agent_timeout_ms: 120_000, max_spawns_per_turn: 4, max_spawns_per_minute: 0 })
+    expect(header.job.settings).not.toHaveProperty('no_sandbox_confirmed')
+
+    expect((await rig.engine.handlers.getJobDefaults({})).job).toEqual({ ...job, task: '', no_sandbox: false, no_sandbox_confirmed: false })
+  })
+
+  it('a job with the defaults records the sandbox on, the network off and the default guards', async () => {
+    const rig = makeEngine({ project: shopProject(tempDir()) })
+    const server = await startFakeOpenAI({ route: openaiConversations([{ match: 'ROOT-TASK', turns: [finish('done')] }]) })
+    cleanups.push(() => server.close())
+    const { job_id } = await rig.engine.handlers.startJob({ kind: 'agent', job: goodJob({ base_url: `${server.url}/v1` }) })
+    await withTimeout(rig.engine.waitForJob(job_id), 15_000, 'the job to end')
+    expect((await rig.engine.handlers.getTree({ job_id })).job.settings).toMatchObject({
+      no_sandbox: false,
+      allow_network: false,
+      agent_timeout_ms: null,
+      max_spawns_per_turn: 10,
+      max_spawns_per_minute: 60,
+    })
   })
 
   it('refuses a remote provider with no key, saying where to put one', async () => {

@@ -1,5 +1,5 @@
 import type { Statement } from 'better-sqlite3'
-import type { NewJob } from '../api/job-form'
+import { rememberedSettings, type NewJob } from '../api/job-form'
 import { defaultPrices, type ModelPrice, type PriceTable } from '../providers/pricing'
 import type { SqliteDatabase } from './database'
 
@@ -86,9 +86,9 @@ export class AppSettings {
     return row?.job_defaults ? (JSON.parse(row.job_defaults) as Omit<NewJob, 'task'>) : null
   }
 
+  /** Remembers a started job's settings for the project's next one; never its task or the sandbox opt-out. */
   saveJobDefaults(project: string, name: string, job: NewJob): void {
-    const { task: _task, ...defaults } = job
-    this.statements.saveJobDefaults.run(project, name, this.now().toISOString(), JSON.stringify(defaults))
+    this.statements.saveJobDefaults.run(project, name, this.now().toISOString(), JSON.stringify(rememberedSettings(job)))
   }
 
   providerSettings(provider: string): ProviderSettingsRecord | null {

@@ -54,6 +54,16 @@ export function JobToolbar() {
             imported · read-only
           </span>
         )}
+        {settings?.no_sandbox && (
+          <span className="tag bad sandbox-off" data-testid="job-no-sandbox" title="Commands run without the OS sandbox: they can read and write anything you can">
+            no sandbox
+          </span>
+        )}
+        {settings?.allow_network && (
+          <span className="tag network-on" data-testid="job-network-on" title="Commands may reach the network">
+            network on
+          </span>
+        )}
         <span className="toolbar__task" title={job.task}>
           {job.task.split('\n')[0]}
         </span>

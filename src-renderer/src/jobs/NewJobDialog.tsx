@@ -1,5 +1,5 @@
 import { useEffect, useId, useMemo, useRef, useState, type KeyboardEvent } from 'react'
-import type { FieldErrors, ProviderId } from '../../../src-main/core/api/job-form'
+import { noSandboxConfirmation, type FieldErrors, type ProviderId } from '../../../src-main/core/api/job-form'
 import { defaultPrices } from '../../../src-main/core/providers/pricing'
 import { rememberFocus, submitShortcut, trapTab } from '../settings/focus'
 import { useArbor } from '../store'
@@ -7,15 +7,18 @@ import { ApprovalsSection } from './new-job/ApprovalsSection'
 import { jobFields } from './new-job/job-fields'
 import { LimitsSection } from './new-job/LimitsSection'
 import { ModelSection } from './new-job/ModelSection'
+import { SandboxSection } from './new-job/SandboxSection'
 import { TaskSection } from './new-job/TaskSection'
 import { useJobDefaults } from './new-job/useJobDefaults'
 import {
+  awaitsSandboxConfirmation,
   dropStaleErrors,
   firstErrorField,
   hasErrors,
   priceTable,
   serverErrors,
   validateNewJob,
+  withField,
   withProvider,
   type FormField,
   type NewJobForm,
@@ -117,7 +120,7 @@ function NewJobDialogBody() {
 
   const update = <K extends keyof NewJobForm>(field: K, value: NewJobForm[K]) => {
     edited.current.add(field)
-    setForm((current) => (current ? { ...current, [field]: value } : current))
+    setForm((current) => (current ? withField(current, field, value) : current))
     setServer((current) => dropStaleErrors(current, field))
   }
   const changeProvider = (provider: ProviderId) => {
@@ -132,6 +135,7 @@ function NewJobDialogBody() {
     server[field] ?? (submitted || touched.has(field) ? validation?.errors[field] : undefined)
 
   const fields = form && jobFields({ form, id, errorOf, update, markTouched, openSettings })
+  const gated = !!form && awaitsSandboxConfirmation(form)
 
   return (
     <div className="modal-backdrop" inert={settingsOpen} data-testid="new-job-backdrop">
@@ -182,6 +186,7 @@ function NewJobDialogBody() {
             <TaskSection fields={fields} profiles={profiles} />
             <ModelSection fields={fields} settings={settings} prices={prices} onProviderChange={changeProvider} />
             <LimitsSection fields={fields} prices={prices} />
+            <SandboxSection fields={fields} />
             <ApprovalsSection fields={fields} />
           </div>
         )}
@@ -191,6 +196,10 @@ function NewJobDialogBody() {
             <div className="form-error form-error--banner" role="alert" data-testid="job-error-form">
               {formMessage}
             </div>
+          ) : gated ? (
+            <span className="form-note warn" data-testid="start-gated">
+              Tick “{noSandboxConfirmation}” to start without the sandbox.
+            </span>
           ) : (
             <span className="modal__keys">
               <kbd>{submitShortcut()}</kbd> start <kbd>Esc</kbd> close
@@ -204,7 +213,7 @@ function NewJobDialogBody() {
               type="button"
               className="button primary"
               data-testid="start-job"
-              disabled={!form || busy}
+              disabled={!form || busy || gated}
               aria-busy={busy || undefined}
               onClick={() => void submit()}
             >

@@ -4,6 +4,7 @@ import { defaultNewJob, newJobSchema, type NewJob } from '../../../src-main/core
 import { fieldsMarker } from '../../../src-main/core/api/methods'
 import { defaultPrices } from '../../../src-main/core/providers/pricing'
 import {
+  awaitsSandboxConfirmation,
   describePrice,
   dropStaleErrors,
   firstErrorField,
@@ -15,6 +16,7 @@ import {
   serverErrors,
   unpricedModels,
   validateNewJob,
+  withField,
   withProvider,
   type NewJobForm,
 } from './NewJobForm'
@@ -62,8 +64,13 @@ describe('form ↔ NewJob', () => {
       job_token_budget: 2_000_000,
       job_cost_budget: 1.5,
       agent_timeout_s: 600,
+      max_spawns_per_turn: 0,
+      max_spawns_per_minute: 120,
       auto_approve: true,
       spawn_paused: true,
+      allow_network: true,
+      no_sandbox: true,
+      no_sandbox_confirmed: true,
     })
     expect(newJobSchema.parse(inputFromForm(formFromJob(full)))).toEqual(full)
     expect(newJobSchema.parse(inputFromForm(formFromJob(job())))).toEqual(job())
@@ -106,6 +113,26 @@ describe('validateNewJob', () => {
     })
   })
 
+  it('checks the spawn guards: whole numbers from 0 (off), and an empty one is refused', () => {
+    expect(validateNewJob(form({ max_spawns_per_turn: '0', max_spawns_per_minute: '1,000' }), context)).toMatchObject({
+      job: { max_spawns_per_turn: 0, max_spawns_per_minute: 1000 },
+      errors: {},
+    })
+    expect(validateNewJob(form({ max_spawns_per_turn: '-1', max_spawns_per_minute: '' }), context).errors).toEqual({
+      max_spawns_per_turn: 'at least 0 (0: no limit)',
+      max_spawns_per_minute: 'must be a whole number',
+    })
+  })
+
+  it('needs the second tick for no sandbox, and gives the network no such step', () => {
+    expect(validateNewJob(form({ no_sandbox: true }), context)).toEqual({
+      job: null,
+      errors: { no_sandbox_confirmed: expect.stringContaining('I understand commands can read and write anything I can') },
+    })
+    expect(validateNewJob(form({ no_sandbox: true, no_sandbox_confirmed: true }), context).job).toMatchObject({ no_sandbox: true, no_sandbox_confirmed: true })
+    expect(validateNewJob(form({ allow_network: true }), context)).toMatchObject({ job: { allow_network: true }, errors: {} })
+  })
+
   it('needs a base URL for an OpenAI-compatible server, and an http(s) one anywhere', () => {
     expect(validateNewJob(form({ provider: 'openai_compatible', model: 'llama3.1' }), context).errors).toEqual({
       base_url: 'an OpenAI-compatible server needs its base URL',
@@ -138,6 +165,22 @@ describe('validateNewJob', () => {
   it('names the first error in layout order', () => {
     expect(firstErrorField({ job_cost_budget: 'x', model: 'y' })).toBe('model')
     expect(firstErrorField({})).toBeNull()
+  })
+})
+
+describe('the no-sandbox gate', () => {
+  it('holds Start while no sandbox is on and unconfirmed', () => {
+    expect(awaitsSandboxConfirmation(form())).toBe(false)
+    expect(awaitsSandboxConfirmation(form({ no_sandbox: true }))).toBe(true)
+    expect(awaitsSandboxConfirmation(form({ no_sandbox: true, no_sandbox_confirmed: true }))).toBe(false)
+  })
+
+  it('asks again after no sandbox is switched off and on', () => {
+    const confirmed = withField(withField(form(), 'no_sandbox', true), 'no_sandbox_confirmed', true)
+    expect(awaitsSandboxConfirmation(confirmed)).toBe(false)
+    const again = withField(withField(confirmed, 'no_sandbox', false), 'no_sandbox', true)
+    expect(again).toMatchObject({ no_sandbox: true, no_sandbox_confirmed: false })
+    expect(withField(confirmed, 'allow_network', true)).toMatchObject({ no_sandbox_confirmed: true, allow_network: true })
   })
 })
 
@@ -206,6 +249,7 @@ describe('server errors', () => {
     expect(dropStaleErrors(errors, 'model')).toEqual({ provider: 'no key', task: 'x' })
     expect(dropStaleErrors(errors, 'task')).toEqual({ provider: 'no key', job_cost_budget: 'no price' })
     expect(dropStaleErrors(errors, 'max_depth')).toBe(errors)
+    expect(dropStaleErrors({ no_sandbox_confirmed: 'confirm' }, 'no_sandbox')).toEqual({})
   })
 })
 

@@ -9,6 +9,7 @@ import {
   type ProviderId,
 } from '../../../src-main/core/api/job-form'
 import { priceFor, type ModelPrice, type PriceTable } from '../../../src-main/core/providers/pricing'
+import { spawnGuardDefaults } from '../../../src-main/core/trace/model'
 import { errorFields, errorText } from '../store/types'
 
 /**
@@ -27,8 +28,13 @@ export interface NewJobForm {
   job_token_budget: string
   job_cost_budget: string
   agent_timeout_s: string
+  max_spawns_per_turn: string
+  max_spawns_per_minute: string
   auto_approve: boolean
   spawn_paused: boolean
+  allow_network: boolean
+  no_sandbox: boolean
+  no_sandbox_confirmed: boolean
 }
 
 export type FormField = keyof NewJob
@@ -43,9 +49,14 @@ export const formFieldOrder: readonly FormField[] = [
   'light_model',
   'max_depth',
   'max_concurrent_children',
+  'max_spawns_per_turn',
+  'max_spawns_per_minute',
   'job_token_budget',
   'job_cost_budget',
   'agent_timeout_s',
+  'allow_network',
+  'no_sandbox',
+  'no_sandbox_confirmed',
   'auto_approve',
   'spawn_paused',
 ]
@@ -67,10 +78,24 @@ export function formFromJob(job: NewJob): NewJobForm {
     job_token_budget: text(job.job_token_budget),
     job_cost_budget: text(job.job_cost_budget),
     agent_timeout_s: text(job.agent_timeout_s),
+    max_spawns_per_turn: text(job.max_spawns_per_turn),
+    max_spawns_per_minute: text(job.max_spawns_per_minute),
     auto_approve: job.auto_approve,
     spawn_paused: job.spawn_paused,
+    allow_network: job.allow_network,
+    no_sandbox: job.no_sandbox,
+    no_sandbox_confirmed: job.no_sandbox_confirmed,
   }
 }
+
+/** One field changed. Switching "no sandbox" either way clears its confirmation: it is given for what is on screen. */
+export function withField<K extends keyof NewJobForm>(form: NewJobForm, field: K, value: NewJobForm[K]): NewJobForm {
+  const next = { ...form, [field]: value }
+  return field === 'no_sandbox' ? { ...next, no_sandbox_confirmed: false } : next
+}
+
+/** Start stays off while "no sandbox" is on and not confirmed. */
+export const awaitsSandboxConfirmation = (form: NewJobForm): boolean => form.no_sandbox && !form.no_sandbox_confirmed
 
 /**
  * A number typed into a text input. Empty: `empty` (null for the nullable fields, undefined for
@@ -100,8 +125,14 @@ export function inputFromForm(form: NewJobForm): Record<keyof NewJob, unknown> {
     job_token_budget: numberFromText(form.job_token_budget, { whole: true, empty: null }),
     job_cost_budget: numberFromText(form.job_cost_budget, { whole: false, empty: null }),
     agent_timeout_s: numberFromText(form.agent_timeout_s, { whole: true, empty: null }),
+    // Empty is null, not undefined, so the schema refuses it rather than filling in its default unseen.
+    max_spawns_per_turn: numberFromText(form.max_spawns_per_turn, { whole: true, empty: null }),
+    max_spawns_per_minute: numberFromText(form.max_spawns_per_minute, { whole: true, empty: null }),
     auto_approve: form.auto_approve,
     spawn_paused: form.spawn_paused,
+    allow_network: form.allow_network,
+    no_sandbox: form.no_sandbox,
+    no_sandbox_confirmed: form.no_sandbox_confirmed,
   }
 }
 
@@ -139,8 +170,12 @@ function fallbackJob(form: NewJobForm): NewJob {
     job_token_budget: null,
     job_cost_budget: typeof cost === 'number' && Number.isFinite(cost) && cost > 0 ? cost : null,
     agent_timeout_s: null,
+    ...spawnGuardDefaults,
     auto_approve: form.auto_approve,
     spawn_paused: form.spawn_paused,
+    allow_network: form.allow_network,
+    no_sandbox: form.no_sandbox,
+    no_sandbox_confirmed: form.no_sandbox_confirmed,
   }
 }
 
@@ -187,6 +222,7 @@ const staleAfter: Partial<Record<FormField, readonly FormField[]>> = {
   base_url: ['base_url', 'provider'],
   model: ['model', 'job_cost_budget'],
   light_model: ['light_model', 'job_cost_budget'],
+  no_sandbox: ['no_sandbox', 'no_sandbox_confirmed'],
 }
 
 export function dropStaleErrors(errors: FieldErrors, changed: FormField): FieldErrors {

@@ -1,19 +1,9 @@
-import { FormSection, Switch } from '../../settings/FormControls'
+import { FormSection } from '../../settings/FormControls'
 import type { JobFields } from './job-fields'
 
 /** What may run without asking, and whether subagents wait for a resume. */
 export function ApprovalsSection(props: { fields: JobFields }) {
-  const { form, id, update, row } = props.fields
-  /** A switch is described by its hint only: it has no error of its own. */
-  const toggle = (field: 'auto_approve' | 'spawn_paused') => (
-    <Switch
-      id={id(field)}
-      testId={`job-field-${field}`}
-      describedBy={`${id(field)}-hint`}
-      checked={form[field]}
-      onChange={(checked) => update(field, checked)}
-    />
-  )
+  const { id, row, toggle } = props.fields
   return (
     <FormSection title="Approvals" id={id('s-approvals')}>
       {row(

@@ -23,6 +23,18 @@ export function LimitsSection(props: { fields: JobFields; prices: PriceTable }) 
         textInput('max_concurrent_children', { inputMode: 'numeric', className: 'narrow' }),
       )}
       {row(
+        'max_spawns_per_turn',
+        'Max spawns per turn',
+        'Subagents one agent may start from a single reply. 0: no limit.',
+        <Affix suffix="per turn">{textInput('max_spawns_per_turn', { inputMode: 'numeric' })}</Affix>,
+      )}
+      {row(
+        'max_spawns_per_minute',
+        'Max spawns per minute',
+        'Subagents the whole job may start in a minute, a guard against a runaway tree. 0: no limit.',
+        <Affix suffix="per minute">{textInput('max_spawns_per_minute', { inputMode: 'numeric' })}</Affix>,
+      )}
+      {row(
         'job_token_budget',
         'Job token budget',
         'Tokens across the whole tree; the job stops when they are spent. Empty: none.',

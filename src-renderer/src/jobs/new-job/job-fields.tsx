@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react'
-import { FormRow } from '../../settings/FormControls'
+import { FormRow, Switch } from '../../settings/FormControls'
 import type { FormField, NewJobForm } from '../NewJobForm'
 
 /** The dialog's state that its fields read and write. */
@@ -17,7 +17,8 @@ export interface JobFieldState {
 /** What the dialog hands its sections: its state, and the markup every field shares. */
 export type JobFields = ReturnType<typeof jobFields>
 
-type TextField = Exclude<FormField, 'provider' | 'auto_approve' | 'spawn_paused'>
+type ToggleField = 'auto_approve' | 'spawn_paused' | 'allow_network' | 'no_sandbox'
+type TextField = Exclude<FormField, 'provider' | 'no_sandbox_confirmed' | ToggleField>
 
 export function jobFields(state: JobFieldState) {
   const { id, errorOf } = state
@@ -62,5 +63,15 @@ export function jobFields(state: JobFieldState) {
       onChange={(event) => state.update(field, event.target.value)}
     />
   )
-  return { ...state, fieldProps, row, textInput }
+  /** A switch is described by its hint only: it has no error of its own. */
+  const toggle = (field: ToggleField) => (
+    <Switch
+      id={id(field)}
+      testId={`job-field-${field}`}
+      describedBy={`${id(field)}-hint`}
+      checked={state.form[field]}
+      onChange={(checked) => state.update(field, checked)}
+    />
+  )
+  return { ...state, fieldProps, row, textInput, toggle }
 }
