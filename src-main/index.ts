@@ -49,6 +49,9 @@ if (!app.requestSingleInstanceLock()) {
   app.on('activate', () => {
     if (engine !== null && BrowserWindow.getAllWindows().length === 0) openWindow()
   })
+  // A terminal's Ctrl-C, `kill` or a closed session quits the app the same way as its menu does:
+  // every agent is ended, and every command it started, before the process goes.
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => app.quit())
   app.on('will-quit', (event) => {
     if (engine === null) return
     const closing = engine

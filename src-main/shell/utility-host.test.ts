@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events'
 import { PassThrough } from 'node:stream'
 import type { ForkOptions, UtilityProcess } from 'electron'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import type { ToAgent } from '../core/protocol/messages'
 import { createUtilityProcessHost } from './utility-host'
 
@@ -49,7 +49,7 @@ describe('createUtilityProcessHost', () => {
     expect(forks[0]?.options.env).toMatchObject({ ARBOR_AGENT_ID: 'agent_1' })
   })
 
-  it('passes messages both ways and reports the exit code', () => {
+  it('passes messages both ways and reports the exit code once late messages have had time to arrive', async () => {
     const { host, forks } = setup()
     const agent = host.spawn({ agentId: 'agent_1' })
     const child = forks[0]!.child
@@ -63,10 +63,13 @@ describe('createUtilityProcessHost', () => {
     child.emit('message', { type: 'ready' })
     child.emit('exit', 3)
     agent.send(decision)
+    // A message that was queued behind the exit still arrives first.
+    child.emit('message', { type: 'event', late: true })
+    expect(exits).toEqual([])
+    await vi.waitFor(() => expect(exits).toEqual([[3, null]]))
 
     expect(child.posted).toEqual([decision])
-    expect(received).toEqual([{ type: 'ready' }])
-    expect(exits).toEqual([[3, null]])
+    expect(received).toEqual([{ type: 'ready' }, { type: 'event', late: true }])
   })
 
   it("kills with Electron's kill, and forces SIGKILL by pid", () => {

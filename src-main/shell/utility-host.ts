@@ -13,6 +13,9 @@ import type { ToAgent } from '../core/protocol/messages'
  */
 export type Fork = (modulePath: string, args: string[], options: ForkOptions) => UtilityProcess
 
+/** How long after a utility process's `exit` its last messages are waited for. */
+const utilityExitSettleMs = 250
+
 export interface UtilityHostOptions {
   fork: Fork
   agentScript: string
@@ -59,8 +62,10 @@ function wrapUtilityProcess(child: UtilityProcess, log: (line: string) => void, 
       child.on('message', (message: unknown) => listener(message))
     },
     onExit(listener) {
-      // utilityProcess reports only an exit code; there is no signal to pass on.
-      child.on('exit', (code) => listener(code, null))
+      // utilityProcess reports only an exit code; there is no signal to pass on. Messages the
+      // process sent just before exiting may still be queued behind `exit` (Node's fork does
+      // exactly that; the fork host waits for `close`): let them arrive before reporting it.
+      child.on('exit', (code) => setTimeout(() => listener(code, null), utilityExitSettleMs))
     },
     kill(force) {
       if (exited) return
