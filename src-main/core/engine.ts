@@ -13,8 +13,10 @@ import { resolveConnectionFor } from './settings/providers'
 import { AppSettings } from './store/app-settings'
 import { openDatabase } from './store/database'
 import { exportJob } from './store/export'
+import { startHeartbeat } from './store/heartbeat'
 import type { ImportResult } from './store/import-job'
 import { endInterruptedJobs } from './store/interrupted'
+import { newOwnerIdentity } from './store/owner'
 import { getJob } from './store/queries'
 import { TraceWriter } from './store/trace-writer'
 import type { ProcessHost } from './supervisor/process-host'
@@ -26,6 +28,8 @@ export { defaultSettings } from './trace/model'
 
 export interface EngineOptions {
   dbFile: string
+  /** An agent process that has not said ready by then fails (30 s). */
+  readyTimeoutMs?: number
   processHost: ProcessHost
   projectDir?: string
   /** Path of a better_sqlite3.node built for Electron's ABI (the app); Node's build otherwise. */
@@ -36,6 +40,8 @@ export interface EngineOptions {
   keys?: KeyStore
   /** Where keys and base URLs are also looked for; default the process environment. */
   env?: Environment
+  /** How often this process says it still runs its jobs, and when another's silence means it is gone (store/owner.ts). */
+  liveness?: { heartbeatMs?: number; staleAfterMs?: number }
 }
 
 export interface Engine {
@@ -59,8 +65,11 @@ export interface Engine {
 /** The engine behind every UI and the CLI: store, trace writer, supervisor, settings and the API handlers. */
 export function createEngine(options: EngineOptions): Engine {
   const db = openDatabase(options.dbFile, { nativeBinding: options.nativeBinding })
-  const writer = new TraceWriter(db)
-  endInterruptedJobs(db, writer)
+  // This process owns the jobs it starts. Jobs whose process is gone end now; a job another
+  // live Arbor process runs on this file is left to it.
+  const writer = new TraceWriter(db, { owner: newOwnerIdentity() })
+  endInterruptedJobs(db, writer, { staleAfterMs: options.liveness?.staleAfterMs })
+  const heartbeat = startHeartbeat(db, writer, { intervalMs: options.liveness?.heartbeatMs })
   const settings = new AppSettings(db)
   const keys = options.keys ?? new FileKeyStore(path.join(path.dirname(path.resolve(options.dbFile)), 'keys.json'))
   const env = options.env ?? process.env
@@ -71,9 +80,9 @@ export function createEngine(options: EngineOptions): Engine {
       // No key: the root's first model call fails with a message that says where to put one.
       if (!('error' in resolved)) connection = resolved
     }
-    return { connection, prices: settings.prices(), instructions: readProjectInstructions(project) }
+    return { connection, prices: settings.prices(), instructions: readProjectInstructions(project), protectedPaths: arborDataPaths(options.dbFile, project) }
   }
-  const supervisor = new Supervisor({ sink: writer, host: options.processHost, killGraceMs: options.killGraceMs, jobContext })
+  const supervisor = new Supervisor({ sink: writer, host: options.processHost, killGraceMs: options.killGraceMs, readyTimeoutMs: options.readyTimeoutMs, jobContext, env })
   const listeners = new Set<(notification: ApiNotification) => void>()
   writer.onCommit((events) => {
     for (const listener of listeners) listener({ kind: 'events', events })
@@ -119,8 +128,22 @@ export function createEngine(options: EngineOptions): Engine {
     importTrace: (file) => importTrace(context, file),
     async close() {
       await supervisor.shutdown()
+      heartbeat.stop()
       writer.close()
       db.close()
     },
   }
+}
+
+/**
+ * What commands must never read: Arbor's data folder (database, settings, keys), or only its
+ * files when the project lives inside that folder (a project beside the database in tests).
+ */
+function arborDataPaths(dbFile: string, project: string): string[] {
+  const db = path.resolve(dbFile)
+  const folder = path.dirname(db)
+  const relative = path.relative(folder, path.resolve(project))
+  const projectInside = relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative))
+  if (!projectInside) return [folder]
+  return [db, `${db}-wal`, `${db}-shm`, path.join(folder, 'keys.json')]
 }

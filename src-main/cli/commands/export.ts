@@ -1,8 +1,11 @@
 import path from 'node:path'
 import { openDatabase } from '../../core/store/database'
 import { exportJob, jsonlFormat } from '../../core/store/export'
+import { endInterruptedJobs } from '../../core/store/interrupted'
 import { otlpFormat } from '../../core/store/otlp'
+import { newOwnerIdentity } from '../../core/store/owner'
 import { listJobs } from '../../core/store/queries'
+import { TraceWriter } from '../../core/store/trace-writer'
 import type { CliValues } from '../main'
 import { UsageError } from '../usage-error'
 
@@ -13,7 +16,11 @@ export async function runExport(values: CliValues): Promise<number> {
   const format = values.format ?? 'jsonl'
   if (format !== 'jsonl' && format !== 'otlp') throw new UsageError(`unknown format "${format}" (jsonl or otlp)`)
   const db = openDatabase(path.resolve(values.db))
+  const writer = new TraceWriter(db, { owner: newOwnerIdentity() })
   try {
+    // A job whose process is gone is exported as it ended: interrupted, every agent ended. A job
+    // another live process runs is left to it and exported as it stands.
+    endInterruptedJobs(db, writer)
     const jobId = values.job ?? listJobs(db)[0]?.id
     if (!jobId) throw new Error('the database holds no jobs')
     const out = path.resolve(values.out)
@@ -21,6 +28,7 @@ export async function runExport(values: CliValues): Promise<number> {
     console.log(`exported job ${jobId}: ${count} ${format === 'otlp' ? 'spans (OTLP JSON)' : 'lines'} to ${out}`)
     return 0
   } finally {
+    writer.close()
     db.close()
   }
 }

@@ -1,13 +1,14 @@
 import type { ApiHandlers, ApiInput } from '../api/contract'
-import { ApiFailure, notFound } from '../api/errors'
-import { checkNewJob, type FieldErrors, type KeyedProviderId, type NewJob } from '../api/job-form'
+import { ApiFailure, conflict, notFound } from '../api/errors'
+import { checkNewJob, jobSettingsOf, type FieldErrors, type KeyedProviderId } from '../api/job-form'
 import { demoJob, scriptedJob } from '../demo/demo-job'
 import { keyDestinationError, resolveConnectionFor } from '../settings/providers'
 import { exportJob, jsonlFormat } from '../store/export'
 import { importTraceFile } from '../store/import-job'
+import { jobOwnersFor } from '../store/job-owners'
 import { otlpFormat } from '../store/otlp'
 import { getAgent, getAgents, getEvents, lastSeq, listJobs } from '../store/queries'
-import { defaultSettings, type JobSettings } from '../trace/model'
+import { defaultSettings, type Job } from '../trace/model'
 import { providerSources, requireJob, requireLiveJob, requireProject, type EngineContext } from './context'
 
 type JobHandlers = Pick<
@@ -62,19 +63,23 @@ export function jobHandlers(context: EngineContext): JobHandlers {
       return { events: getEvents(db, agent_id, after_seq, limit) }
     },
     setSpawnPaused: async ({ job_id, paused }) => {
-      if (job_id !== null) requireLiveJob(context, job_id)
+      if (job_id !== null) requireControllableJob(context, job_id)
       supervisor.setSpawnPaused(job_id, paused)
       return { paused }
     },
     killAgent: async ({ agent_id }) => {
       const agent = getAgent(db, agent_id)
       if (!agent) throw notFound(`agent ${agent_id}`)
-      requireLiveJob(context, agent.job_id)
+      requireControllableJob(context, agent.job_id)
       return { killed: supervisor.kill(agent_id) }
     },
-    cancelSpawn: async ({ agent_id }) => ({ cancelled: supervisor.cancelSpawn(agent_id) }),
+    cancelSpawn: async ({ agent_id }) => {
+      const agent = getAgent(db, agent_id)
+      if (agent) requireControllableJob(context, agent.job_id)
+      return { cancelled: supervisor.cancelSpawn(agent_id) }
+    },
     setAutoApprove: async ({ job_id, value }) => {
-      requireLiveJob(context, job_id)
+      requireControllableJob(context, job_id)
       supervisor.setAutoApprove(job_id, value)
       return { value }
     },
@@ -92,6 +97,21 @@ export function jobHandlers(context: EngineContext): JobHandlers {
     },
     importTrace: async ({ path: file }) => importTrace(context, file),
   }
+}
+
+/**
+ * A job this process may steer: not imported (read-only), and not running in another Arbor
+ * process on the same database. Only the process that runs a job reaches its agents; a control
+ * sent from here would only write into the other process's trace. Its owner is the writer's
+ * (store/owner.ts); a job that ended may still have its settings recorded from anywhere.
+ */
+function requireControllableJob(context: EngineContext, jobId: string): Job {
+  const job = requireLiveJob(context, jobId)
+  if (job.status !== 'running') return job
+  const owner = jobOwnersFor(context.db).ownerOf(jobId)
+  if (owner?.token != null && owner.token === context.writer.owner?.token) return job
+  const where = owner?.pid != null ? ` (pid ${owner.pid}${owner.host ? ` on ${owner.host}` : ''})` : ''
+  throw conflict(`job ${jobId} is running in another Arbor process${where}; control it from there`)
 }
 
 export function importTrace(context: EngineContext, file: string) {
@@ -138,26 +158,9 @@ async function startJob(context: EngineContext, input: ApiInput<'startJob'>): Pr
   return context.supervisor.startJob({
     project: project.path,
     task: job.task,
-    settings: settingsOf(job, script),
+    settings: jobSettingsOf(job, script),
     loadedProfiles,
     autoApprove: job.auto_approve,
     spawnPaused: job.spawn_paused,
-  })
-}
-
-/** The job's settings as stored in the trace: what the user chose, never a key. */
-export function settingsOf(job: NewJob, script?: JobSettings['script']): JobSettings {
-  return defaultSettings({
-    provider: job.provider,
-    model: job.model,
-    light_model: job.light_model,
-    base_url: job.base_url,
-    profile: job.profile,
-    max_depth: job.max_depth,
-    max_concurrent_children: job.max_concurrent_children,
-    job_token_budget: job.job_token_budget,
-    job_cost_budget: job.job_cost_budget,
-    agent_timeout_ms: job.agent_timeout_s === null ? null : job.agent_timeout_s * 1000,
-    ...(script ? { script } : {}),
   })
 }

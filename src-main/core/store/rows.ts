@@ -18,6 +18,13 @@ export interface JobRow {
   imported: number
 }
 
+export interface JobOwnerRow {
+  owner_token: string | null
+  owner_pid: number | null
+  owner_host: string | null
+  heartbeat_at: string | null
+}
+
 export interface AgentRow {
   id: string
   job_id: string
@@ -122,6 +129,8 @@ export const eventFromRow = (row: EventRow): TraceEvent => ({
 /** Column lists kept next to the row types so every SELECT returns exactly a row. */
 export const jobColumns =
   'id, project, task, settings, status, created_at, ended_at, auto_approve, spawn_paused, usage, cost_usd, imported'
+/** Who runs a job (store/owner.ts); kept apart from jobColumns: not part of the job, never exported. */
+export const jobOwnerColumns = 'owner_token, owner_pid, owner_host, heartbeat_at'
 export const agentColumns =
   'id, job_id, parent_id, depth, label, profile, model, task, status, terminal_reason, current_tool, steps, ' +
   'max_steps, total_token_budget, usage, cost_usd, created_at, started_at, ended_at, last_event_at'

@@ -4,8 +4,10 @@ import type { Job } from '../trace/model'
 import type { SqliteDatabase } from './database'
 import { InvalidEventError, StoreError, UnknownJobError } from './errors'
 import { checkEvent } from './event-check'
+import { ownerRow } from './job-owners'
+import type { OwnerIdentity } from './owner'
 import { BatchProjector } from './projector'
-import { jobColumns, jobToRow, type JobRow } from './rows'
+import { jobColumns, jobOwnerColumns, jobToRow, type JobOwnerRow, type JobRow } from './rows'
 
 export interface TraceWriterOptions {
   /** Flush as soon as this many events are queued. Default 1000. */
@@ -14,6 +16,12 @@ export interface TraceWriterOptions {
   flushDelayMs?: number
   /** Receives errors of automatic flushes and of commit listeners. Default: console.error. */
   onError?: (error: unknown) => void
+  /**
+   * This process, recorded as the owner of every job it creates (store/owner.ts). With an owner,
+   * the writer also refuses events of a job another process runs. Default: none (jobs are
+   * created without an owner, as before owners were recorded).
+   */
+  owner?: OwnerIdentity
 }
 
 export type CommitListener = (events: TraceEvent[]) => void
@@ -21,6 +29,12 @@ export type CommitListener = (events: TraceEvent[]) => void
 interface QueuedEvent {
   event: NewTraceEvent
   data: string
+}
+
+interface CommittedBatch {
+  stored: TraceEvent[]
+  /** Events not stored because another process runs their job, by job id. */
+  refused: Map<string, number>
 }
 
 /**
@@ -32,6 +46,11 @@ interface QueuedEvent {
  * next flush. Listeners run synchronously after the commit, so they may run inside `append`
  * when it fills a batch; a listener that throws is reported to `onError` and the rest still run.
  * Jobs carry settings only: API keys never reach the store.
+ *
+ * A writer with an `owner` never writes into a job another process runs: such events are
+ * dropped at commit and reported to `onError`. That covers a control aimed at another process's
+ * job, and a job this process lost while it was stopped (another process ended it as
+ * interrupted): its late events would otherwise land after the job's end.
  */
 export class TraceWriter {
   private queue: QueuedEvent[] = []
@@ -42,25 +61,32 @@ export class TraceWriter {
   private readonly knownJobs = new Set<string>()
   /** Agent id → its job, for every agent id seen: agent ids are unique across jobs. */
   private readonly agentJobs = new Map<string, string>()
+  /** Jobs this writer created: once another process owns one, nothing more is written to it. */
+  private readonly createdJobs = new Set<string>()
   private closed = false
+  readonly owner: OwnerIdentity | null
   private readonly maxBatch: number
   private readonly flushDelayMs: number
   private readonly onError: (error: unknown) => void
   private readonly projector: BatchProjector
-  private readonly insertJob: Statement<[JobRow]>
+  private readonly insertJob: Statement<[JobRow & JobOwnerRow]>
+  private readonly selectJobOwner: Statement<[string], { status: string; owner_token: string | null }>
   private readonly selectJobId: Statement<[string], { id: string }>
   private readonly selectAgentJob: Statement<[string], { job_id: string }>
   private readonly insertEvent: Statement<[string, string | null, string | null, number | null, string, string, string]>
-  private readonly commitBatch: (batch: QueuedEvent[]) => TraceEvent[]
+  private readonly commitBatch: (batch: QueuedEvent[]) => CommittedBatch
 
   constructor(db: SqliteDatabase, options: TraceWriterOptions = {}) {
     this.maxBatch = Math.max(1, options.maxBatch ?? 1000)
     this.flushDelayMs = Math.max(0, options.flushDelayMs ?? 10)
     this.onError = options.onError ?? ((error) => console.error('[arbor store]', error))
+    this.owner = options.owner ?? null
     this.projector = new BatchProjector(db)
+    const insertColumns = `${jobColumns}, ${jobOwnerColumns}`
     this.insertJob = db.prepare(
-      `INSERT INTO jobs (${jobColumns}) VALUES (${jobColumns.split(', ').map((name) => '@' + name).join(', ')})`,
+      `INSERT INTO jobs (${insertColumns}) VALUES (${insertColumns.split(', ').map((name) => '@' + name).join(', ')})`,
     )
+    this.selectJobOwner = db.prepare('SELECT status, owner_token FROM jobs WHERE id = ?')
     this.selectJobId = db.prepare('SELECT id FROM jobs WHERE id = ?')
     this.selectAgentJob = db.prepare('SELECT job_id FROM agents WHERE id = ?')
     this.insertEvent = db.prepare(
@@ -68,8 +94,15 @@ export class TraceWriter {
     )
     this.commitBatch = db.transaction((batch: QueuedEvent[]) => {
       const stored: TraceEvent[] = []
+      const refused = new Map<string, number>()
+      const writable = new Map<string, boolean>()
       for (const { event, data } of batch) {
         const { type, ts, job_id, agent_id, parent_id, depth } = event
+        if (!writable.has(job_id)) writable.set(job_id, this.mayWrite(job_id))
+        if (!writable.get(job_id)) {
+          refused.set(job_id, (refused.get(job_id) ?? 0) + 1)
+          continue
+        }
         const info = this.insertEvent.run(job_id, agent_id, parent_id, depth, type, ts, data)
         const seq = Number(info.lastInsertRowid)
         const storedEvent: TraceEvent = { type, seq, ts, job_id, agent_id, parent_id, depth, data: event.data }
@@ -77,7 +110,7 @@ export class TraceWriter {
         stored.push(storedEvent)
       }
       this.projector.write()
-      return stored
+      return { stored, refused }
     })
   }
 
@@ -85,8 +118,9 @@ export class TraceWriter {
   createJob(job: Job): void {
     this.assertOpen()
     if (this.selectJobId.get(job.id)) throw new StoreError(`Job ${job.id} already exists`)
-    this.insertJob.run(jobToRow(job))
+    this.insertJob.run({ ...jobToRow(job), ...ownerRow(this.owner, new Date()) })
     this.knownJobs.add(job.id)
+    this.createdJobs.add(job.id)
   }
 
   /** Queues one event; throws at once if it is malformed or its job is unknown. */
@@ -109,17 +143,20 @@ export class TraceWriter {
     if (this.queue.length === 0) return []
     const batch = this.queue
     this.queue = []
-    let stored: TraceEvent[]
+    let committed: CommittedBatch
     try {
-      stored = this.commitBatch(batch)
+      committed = this.commitBatch(batch)
     } catch (error) {
       this.queue = batch.concat(this.queue)
       throw error
     } finally {
       this.projector.reset()
     }
-    this.deliver(stored)
-    return stored
+    for (const [jobId, count] of committed.refused) {
+      this.onError(new StoreError(`Job ${jobId} is run by another Arbor process: ${count} of this process's events for it were not stored`))
+    }
+    this.deliver(committed.stored)
+    return committed.stored
   }
 
   /** Called after each commit with that batch's events in seq order. Returns an unsubscribe. */
@@ -175,6 +212,14 @@ export class TraceWriter {
     } finally {
       this.delivering = false
     }
+  }
+
+  /** False for a job another process owns that is still running, or that it took from this writer. */
+  private mayWrite(jobId: string): boolean {
+    if (!this.owner) return true
+    const row = this.selectJobOwner.get(jobId)
+    if (!row || row.owner_token === null || row.owner_token === this.owner.token) return true
+    return row.status !== 'running' && !this.createdJobs.has(jobId)
   }
 
   private assertKnownJob(jobId: string): void {
