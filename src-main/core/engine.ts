@@ -109,6 +109,8 @@ export function createEngine(options: EngineOptions): Engine {
 
   const exportTrace = (jobId: string, out: NodeJS.WritableStream | string, format: ExportFormatName): Promise<number> => {
     if (!getJob(db, jobId)) return Promise.reject(new Error(`job ${jobId} not found`))
+    // A job whose owner died since the last heartbeat exports as interrupted, every agent ended.
+    endInterruptedJobs(db, writer, { heartbeatCounts: false })
     writer.flush()
     return exportJob(db, jobId, out, exportFormats[format]())
   }
