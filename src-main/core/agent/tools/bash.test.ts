@@ -1,12 +1,13 @@
 import { existsSync, readFileSync } from 'node:fs'
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, realpath, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { toSupervisorSchema, type ToSupervisor } from '../../protocol/messages'
+import { toSupervisorSchema, type SandboxPolicy, type ToSupervisor } from '../../protocol/messages'
 import { SupervisorLink } from '../supervisor-link'
 import { fixedClock } from '../testing'
 import { builtinTools } from './builtin'
+import { processesWith, sleepMarker, waitUntilNoneWith } from './sandbox.testing'
 import { Toolset } from './toolset'
 import type { ApprovalOutcome, ApprovalRequest, ToolContext } from './types'
 
@@ -25,30 +26,8 @@ const bash = (args: Record<string, unknown>, extra: Partial<ToolContext> = {}) =
     { projectDir: project, callId: 'c1', spawn: async () => ({ ok: false, error: 'none' }), ...extra },
   )
 
-/** Whether a process is gone. A zombie (dead, not yet reaped by an init that does not reap) counts as gone. */
-function isGone(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-  } catch {
-    return true
-  }
-  try {
-    return /^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'))
-  } catch {
-    return true
-  }
-}
-
-async function waitUntilGone(pid: number, withinMs = 3_000): Promise<boolean> {
-  const until = Date.now() + withinMs
-  while (Date.now() < until) {
-    if (isGone(pid)) return true
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-  return isGone(pid)
-}
-
-const pidsIn = (output: string): number[] => [...output.matchAll(/PID=(\d+)/g)].map((match) => Number(match[1]))
+const sandboxed: SandboxPolicy = { mode: 'sandboxed', network: false, protected_paths: [] }
+const unsandboxed: SandboxPolicy = { mode: 'off', network: false, protected_paths: [] }
 
 describe('bash', () => {
   it('runs in the project folder and returns the exit code and stdout+stderr together', async () => {
@@ -56,7 +35,7 @@ describe('bash', () => {
     expect(result.ok).toBe(true)
     const [status, ...lines] = result.output.split('\n')
     expect(status).toBe('exit code: 3')
-    expect(lines).toEqual([await import('node:fs/promises').then((fs) => fs.realpath(project)), 'out', 'err'])
+    expect(lines).toEqual([await realpath(project), 'out', 'err'])
   })
 
   it('says when there is no output, and uses bash', async () => {
@@ -82,53 +61,122 @@ describe('bash', () => {
     expect(result.output.length).toBe(50_000 + '\n\n[output truncated: 70,013 characters cut]'.length)
   })
 
-  it('on timeout kills the whole process group: a grandchild started in the background is gone', async () => {
-    const started = Date.now()
-    const result = await bash({ command: 'sleep 30 & echo "PID=$!"; sleep 30; wait', timeout_ms: 300 })
-    expect(Date.now() - started).toBeLessThan(5_000)
-    expect(result.ok).toBe(true)
-    expect(result.output).toMatch(/^timed out after 300 ms: the command and its child processes were stopped; output so far:\nPID=\d+$/)
-    const [grandchild] = pidsIn(result.output)
-    expect(grandchild).toBeGreaterThan(0)
-    expect(await waitUntilGone(grandchild!)).toBe(true)
-  })
-
-  it('on timeout kills with SIGKILL what ignores SIGTERM', async () => {
-    const result = await bash({ command: `(trap '' TERM; sleep 30) & echo "PID=$!"; wait`, timeout_ms: 300 })
-    expect(result.output).toMatch(/^timed out after 300 ms/)
-    const [subshell] = pidsIn(result.output)
-    expect(await waitUntilGone(subshell!)).toBe(true)
-  })
-
-  it('stops background processes the command leaves running, instead of waiting for them', async () => {
-    const started = Date.now()
-    const result = await bash({ command: 'sleep 30 & echo "PID=$!"' })
-    expect(Date.now() - started).toBeLessThan(5_000)
-    expect(result.output).toMatch(/^exit code: 0 \(background processes it left running were stopped\)\nPID=\d+$/)
-    expect(await waitUntilGone(pidsIn(result.output)[0]!)).toBe(true)
-  })
-
-  it('kills the process group when the agent is stopped', async () => {
-    const stop = new AbortController()
-    const pidFile = join(project, 'pid')
-    const running = bash({ command: `sleep 30 & echo $! > ${pidFile}; sleep 30; wait` }, { signal: stop.signal })
-    const until = Date.now() + 5_000
-    while (!existsSync(pidFile) || readFileSync(pidFile, 'utf8').trim() === '') {
-      if (Date.now() > until) throw new Error('the command did not start')
-      await new Promise((resolve) => setTimeout(resolve, 20))
-    }
-    const grandchild = Number(readFileSync(pidFile, 'utf8'))
-    stop.abort('killed')
-    const result = await running
-    expect(result.output).toMatch(/^stopped: the agent was stopped/)
-    expect(await waitUntilGone(grandchild)).toBe(true)
-  })
-
   it('caps timeout_ms at 600,000 and rejects a non-positive one', async () => {
     expect((await bash({ command: 'echo ok', timeout_ms: 10_000_000 })).output).toBe('exit code: 0\nok')
     expect((await bash({ command: 'echo ok', timeout_ms: 0 })).output).toMatch(/invalid arguments for bash/)
   })
+
+  it.skipIf(process.platform !== 'linux')('runs in the OS sandbox by default: the rest of the file system is read-only', async () => {
+    // Approved when the risk rules flag it: an approval does not take a command out of the sandbox.
+    const approve = async (): Promise<ApprovalOutcome> => ({ decision: 'approved', by: 'user' })
+    const result = await bash({ command: 'exec 2>&1; target=/usr/arbor-sandbox-$$; touch "$target"; echo "exit=$?"' }, { requestApproval: approve })
+    expect(result.output).toMatch(/Read-only file system\nexit=1$/)
+  })
 })
+
+// A command's processes, in and out of the sandbox. Inside, `$!` is a PID of the sandbox's own
+// namespace, so what is left on the host is found by a marker in the command line instead.
+describe.each([
+  ['in the sandbox', sandboxed],
+  ['without the sandbox', unsandboxed],
+])('bash: process groups, %s', (_mode, sandbox) => {
+  const run = (args: Record<string, unknown>, extra: Partial<ToolContext> = {}) => bash(args, { sandbox, ...extra })
+
+  it('on timeout kills the whole process group: a grandchild started in the background is gone', async () => {
+    const marker = sleepMarker()
+    const started = Date.now()
+    const result = await run({ command: `sleep ${marker} & echo started; sleep ${marker}; wait`, timeout_ms: 300 })
+    expect(Date.now() - started).toBeLessThan(5_000)
+    expect(result.ok).toBe(true)
+    expect(result.output).toBe('timed out after 300 ms: the command and its child processes were stopped; output so far:\nstarted')
+    expect(await waitUntilNoneWith(marker)).toEqual([])
+  })
+
+  it('on timeout kills with SIGKILL what ignores SIGTERM', async () => {
+    const marker = sleepMarker()
+    const result = await run({ command: `(trap '' TERM; sleep ${marker}) & wait`, timeout_ms: 300 })
+    expect(result.output).toMatch(/^timed out after 300 ms/)
+    expect(await waitUntilNoneWith(marker)).toEqual([])
+  })
+
+  it('stops background processes the command leaves running, instead of waiting for them', async () => {
+    const marker = sleepMarker()
+    const started = Date.now()
+    const result = await run({ command: `sleep ${marker} & echo started` })
+    expect(Date.now() - started).toBeLessThan(5_000)
+    expect(result.output).toBe('exit code: 0 (background processes it left running were stopped)\nstarted')
+    expect(await waitUntilNoneWith(marker)).toEqual([])
+  })
+
+  it('does not claim to have stopped anything when nothing was left', async () => {
+    expect((await run({ command: '(sleep 0.1; echo child) & wait; echo done' })).output).toBe('exit code: 0\nchild\ndone')
+  })
+
+  it('kills the process group when the agent is stopped', async () => {
+    const marker = sleepMarker()
+    const stop = new AbortController()
+    const running = run({ command: `sleep ${marker} & sleep ${marker}; wait` }, { signal: stop.signal })
+    const until = Date.now() + 5_000
+    while (processesWith(`sleep ${marker}`).length < 2) {
+      if (Date.now() > until) throw new Error('the command did not start')
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+    stop.abort('killed')
+    const result = await running
+    expect(result.output).toMatch(/^stopped: the agent was stopped/)
+    expect(await waitUntilNoneWith(marker)).toEqual([])
+  })
+
+  it('reports its process group to the supervisor when it starts and when it is gone', async () => {
+    const reports: [number, boolean][] = []
+    const result = await run({ command: 'echo hi' }, { trackProcess: (pgid, running) => void reports.push([pgid, running]) })
+    expect(result.output).toBe('exit code: 0\nhi')
+    expect(reports).toHaveLength(2)
+    const [[pgid, started], [same, running]] = reports as [[number, boolean], [number, boolean]]
+    expect([started, running, same]).toEqual([true, false, pgid])
+    expect(groupExists(pgid)).toBe(false)
+  })
+})
+
+describe('bash: processes that leave the process group', () => {
+  /** Starts `sleep marker` in a session of its own and waits until it is there. */
+  const escapee = (marker: string) =>
+    `setsid sh -c 'echo started > escaped; exec sleep ${marker}' > /dev/null 2>&1 & until [ -s escaped ]; do sleep 0.01; done; cat escaped`
+
+  it.skipIf(process.platform !== 'linux')('in the sandbox, a timeout leaves nothing behind, not even a setsid grandchild', async () => {
+    const marker = sleepMarker()
+    const result = await bash({ command: `sleep ${marker} & ${escapee(marker)}; wait`, timeout_ms: 1_000 }, { sandbox: sandboxed })
+    expect(result.output).toBe('timed out after 1,000 ms: the command and its child processes were stopped; output so far:\nstarted')
+    expect(await waitUntilNoneWith(marker)).toEqual([])
+  })
+
+  it.skipIf(process.platform !== 'linux')('in the sandbox, a setsid grandchild left running at the end is stopped and reported', async () => {
+    const marker = sleepMarker()
+    const result = await bash({ command: escapee(marker) }, { sandbox: sandboxed })
+    expect(result.output).toBe('exit code: 0 (background processes it left running were stopped)\nstarted')
+    expect(await waitUntilNoneWith(marker)).toEqual([])
+  })
+
+  it('without the sandbox, a setsid grandchild escapes (the limit of running without it)', async () => {
+    const marker = sleepMarker()
+    try {
+      const result = await bash({ command: escapee(marker) }, { sandbox: unsandboxed })
+      expect(result.output).toBe('exit code: 0\nstarted')
+      expect(processesWith(`sleep ${marker}`)).toHaveLength(1)
+    } finally {
+      for (const pid of processesWith(`sleep ${marker}`)) process.kill(pid, 'SIGKILL')
+    }
+  })
+})
+
+function groupExists(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
 
 describe('bash: risky commands and approvals', () => {
   beforeEach(async () => {

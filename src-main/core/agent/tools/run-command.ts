@@ -2,12 +2,17 @@ import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { delimiter, join } from 'node:path'
 import { StringDecoder } from 'node:string_decoder'
+import type { Sandbox, WrappedCommand } from './sandbox'
 
 /**
  * Runs a shell command as the leader of its own process group, so that it and everything it
  * starts can be stopped together: on timeout, on abort, and when the command's shell exits
  * (background processes it left behind do not outlive it). SIGTERM first, SIGKILL after a grace
  * time. Output is stdout and stderr interleaved as they arrive, kept up to a limit.
+ *
+ * With a `sandbox`, the shell runs inside it, and the group's leader is the sandbox's launcher
+ * (bwrap); stopping the group stops the sandbox and everything in it. Without one, a process that
+ * leaves the group (`setsid`) is not stopped: the price of running without the sandbox.
  */
 export interface RunCommandOptions {
   command: string
@@ -19,6 +24,10 @@ export interface RunCommandOptions {
   env?: NodeJS.ProcessEnv
   /** Between SIGTERM and SIGKILL. */
   killGraceMs?: number
+  /** Runs the shell inside this OS sandbox; directly when absent. */
+  sandbox?: Sandbox
+  /** Told of the command's process group: `true` once it started, `false` once it is stopped or gone. */
+  onProcessGroup?(pgid: number, running: boolean): void
 }
 
 export interface CommandResult {
@@ -97,12 +106,21 @@ export function runCommand(options: RunCommandOptions): Promise<CommandResult> {
       return
     }
     const shell = findShell()
-    const child = spawn(shell.file, shell.args(command), {
+    const env = options.env ?? process.env
+    const argv = [shell.file, ...shell.args(command)]
+    const launch: WrappedCommand = options.sandbox ? options.sandbox.wrap(argv, { cwd, env }) : { file: shell.file, args: argv.slice(1) }
+    const { leftoversFd } = launch
+    const stdio: ('ignore' | 'pipe')[] = ['ignore', 'pipe', 'pipe']
+    if (leftoversFd !== undefined) {
+      while (stdio.length < leftoversFd) stdio.push('ignore')
+      stdio[leftoversFd] = 'pipe'
+    }
+    const child = spawn(launch.file, launch.args, {
       cwd,
-      env: options.env ?? process.env,
+      env,
       // Its own process group (and session): the whole tree can be signalled at once, and it has no terminal to prompt on.
       detached: !isWindows,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio,
       windowsHide: true,
     })
     const pid = child.pid
@@ -132,6 +150,9 @@ export function runCommand(options: RunCommandOptions): Promise<CommandResult> {
     const decoders = [new StringDecoder('utf8'), new StringDecoder('utf8')] as const
     child.stdout!.on('data', (chunk: Buffer) => take(decoders[0].write(chunk)))
     child.stderr!.on('data', (chunk: Buffer) => take(decoders[1].write(chunk)))
+    // The sandbox stops what the shell left running itself, and says so here.
+    let sandboxStoppedLeftovers = false
+    if (leftoversFd !== undefined) child.stdio[leftoversFd]!.on('data', () => (sandboxStoppedLeftovers = true))
 
     /** SIGTERM to the group now, SIGKILL after the grace time if any of it is left. */
     const stopGroup = (): void => {
@@ -153,7 +174,9 @@ export function runCommand(options: RunCommandOptions): Promise<CommandResult> {
         // Anything still in the group (it ignored SIGTERM, or the grace has not run out) goes now.
         if (signalGroup(pid, 0)) signalGroup(pid, 'SIGKILL')
         liveGroups.delete(pid)
+        options.onProcessGroup?.(pid, false)
       }
+      if (sandboxStoppedLeftovers && !timedOut && !aborted) stoppedLeftovers = true
       take(decoders[0].end())
       take(decoders[1].end())
       resolve({ exitCode, exitSignal, timedOut, aborted, stoppedLeftovers, output, cut, durationMs: Date.now() - started })
@@ -174,6 +197,7 @@ export function runCommand(options: RunCommandOptions): Promise<CommandResult> {
     })
     if (pid === undefined) return // 'error' follows
     trackGroup(pid)
+    options.onProcessGroup?.(pid, true)
     signal?.addEventListener('abort', onAbort, { once: true })
     timers.push(
       setTimeout(() => {
@@ -194,8 +218,7 @@ export function runCommand(options: RunCommandOptions): Promise<CommandResult> {
       }
       // Wait for the pipes to drain; a process that left the group could hold them open for ever.
       const drain = setTimeout(() => {
-        child.stdout!.destroy()
-        child.stderr!.destroy()
+        for (const stream of child.stdio) stream?.destroy()
         finish()
       }, stoppedLeftovers || timedOut || aborted ? graceMs + drainMs : drainMs)
       timers.push(drain)

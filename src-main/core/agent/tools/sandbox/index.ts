@@ -1,0 +1,5 @@
+export { detectSandbox, type DetectOptions } from './detect'
+export { defaultHomes, hiddenPaths, homeSecrets, serviceSockets } from './hidden-paths'
+export { networkOffNote, showsConnectionFailure } from './network-note'
+export { defaultSandboxPolicy, sandboxSettings, type SettingsOptions } from './policy'
+export type { Sandbox, SandboxAvailability, SandboxSettings, WrapOptions, WrappedCommand } from './types'
