@@ -10,6 +10,10 @@ export interface ArborServer {
   token: string
   project: string
   dbFile: string
+  /** The `arbor serve` process has not exited. */
+  alive(): boolean
+  /** What it printed so far (stdout and stderr). */
+  output(): string
   stop(): Promise<void>
 }
 
@@ -69,6 +73,8 @@ export async function startArborServer(options: ServerOptions = {}): Promise<Arb
     token: parsed.searchParams.get('token') ?? '',
     project,
     dbFile,
+    alive: () => child.exitCode === null && child.signalCode === null,
+    output: () => output,
     stop: () =>
       new Promise((resolve) => {
         if (child.exitCode !== null) return resolve()

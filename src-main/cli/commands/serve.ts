@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs'
 import path from 'node:path'
 import type { Engine } from '../../core/engine'
 import { startServer } from '../../core/serve/server'
+import { printable } from '../approvals'
 import type { CliValues } from '../main'
 import { rendererDir } from '../paths'
 import { intOption, UsageError } from '../usage-error'
@@ -27,7 +28,8 @@ export async function serveUntilStopped(engine: Engine, values: CliValues, job?:
     engine,
     rendererDir: requireBuiltUi(),
     port: intOption(values.port, 'port'),
-    log: (line) => console.error(line),
+    // A log line may quote what a client sent: printed without its control characters.
+    log: (line) => console.error(printable(line)),
   })
   console.log(`Open: ${server.url}${job ? `&job=${encodeURIComponent(job)}` : ''}`)
   await new Promise<void>((resolve) => {

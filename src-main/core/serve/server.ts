@@ -1,17 +1,17 @@
 import { randomBytes } from 'node:crypto'
-import { createReadStream, createWriteStream } from 'node:fs'
-import { mkdtemp, rm, stat } from 'node:fs/promises'
-import os from 'node:os'
-import { Transform } from 'node:stream'
-import { pipeline } from 'node:stream/promises'
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
+import type { Duplex } from 'node:stream'
 import path from 'node:path'
-import { WebSocketServer, type WebSocket } from 'ws'
-import { z } from 'zod'
+import { WebSocketServer } from 'ws'
 import { createDispatcher } from '../api/dispatcher'
 import type { Engine } from '../engine'
-import { tokenFromRequest, tokenMatches, tokenCookie } from './token'
+import { describeError, refuse, setCommonHeaders } from './replies'
+import { allowedHost, parseTarget, sameOrigin } from './request-checks'
+import { serveSocketApi } from './socket-api'
+import { serveStatic } from './static-files'
+import { tokenFromUrl, tokenMatches } from './token'
+import { serveExport, serveImport } from './trace-routes'
 
 export interface ServeOptions {
   engine: Engine
@@ -22,6 +22,12 @@ export interface ServeOptions {
   log?: (line: string) => void
   /** Largest trace a browser may upload to POST /import. Default 1 GiB. */
   maxImportBytes?: number
+  /** Largest WebSocket frame a client may send. Default 1 MiB. */
+  maxFrameBytes?: number
+  /** Output a WebSocket client may leave unread before it is dropped. Default 8 MiB. */
+  maxBufferedBytes?: number
+  /** Time between WebSocket pings. Default 15 s. */
+  heartbeatMs?: number
 }
 
 export interface RunningServer {
@@ -31,154 +37,97 @@ export interface RunningServer {
   close(): Promise<void>
 }
 
-const requestSchema = z.object({ id: z.number().int(), method: z.string().max(100), input: z.unknown() }).strict()
-
-const contentTypes: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.ico': 'image/x-icon',
-  '.json': 'application/json',
-}
-
 /**
- * `arbor serve`: the UI for a browser, bound to 127.0.0.1. Every HTTP request and WebSocket
- * upgrade must carry the random access token (in `?token=` or the cookie set on the first
- * page load); WebSocket requests go through the same dispatcher as Electron's IPC.
+ * `arbor serve`: the UI for a browser, bound to 127.0.0.1. A request is refused unless its target
+ * parses (400) and its Host names this server (421); then the page, the WebSocket API, exports and
+ * imports need the random access token in `?token=` (401), and uploads and WebSocket upgrades
+ * from a browser must come from this same host (403). WebSocket requests go through the same
+ * dispatcher as Electron's IPC. Whatever a client sends, the answer is an error for that client,
+ * never an exception that ends the server.
  */
 export async function startServer(options: ServeOptions): Promise<RunningServer> {
   const token = options.token ?? randomBytes(24).toString('base64url')
-  const dispatch = createDispatcher(options.engine.handlers, (error) => options.log?.(`internal error: ${String(error)}`))
+  const log = options.log ?? (() => undefined)
+  const dispatch = createDispatcher(options.engine.handlers, (error) => log(`serve: internal error: ${describeError(error)}`))
   const rendererDir = path.resolve(options.rendererDir)
+  const maxImportBytes = options.maxImportBytes ?? 1 << 30
   let port = 0
 
-  const server = http.createServer((request, response) => {
+  const handleRequest = async (request: http.IncomingMessage, response: http.ServerResponse): Promise<void> => {
     setCommonHeaders(response)
-    if (!tokenMatches(tokenFromRequest(request), token)) return refuse(response, 401, 'missing or wrong access token')
-    const url = new URL(request.url ?? '/', 'http://127.0.0.1')
+    const url = parseTarget(request.url)
+    if (!url) return refuse(response, 400, 'bad request target')
+    if (!allowedHost(request.headers.host, port)) return refuse(response, 421, 'this server answers to 127.0.0.1, localhost and [::1] on its own port only')
+    const authorized = tokenMatches(tokenFromUrl(url), token)
     if (request.method === 'POST' && url.pathname === '/import') {
-      if (!sameOrigin(request.headers.origin, port)) return refuse(response, 403, 'cross-origin upload refused')
-      return void serveImport(request, response)
+      if (!authorized) return refuse(response, 401, 'missing or wrong access token')
+      if (!sameOrigin(request.headers.origin, request.headers.host)) return refuse(response, 403, 'cross-origin upload refused')
+      return serveImport(options.engine, maxImportBytes, request, response)
     }
     if (request.method !== 'GET' && request.method !== 'HEAD') return refuse(response, 405, 'method not allowed')
-    if (url.searchParams.get('token')) response.setHeader('Set-Cookie', tokenCookie(token))
     const exportMatch = /^\/export\/([A-Za-z0-9_-]{1,100})\.(jsonl|otlp\.json)$/.exec(url.pathname)
-    if (exportMatch?.[1]) return void serveExport(exportMatch[1], exportMatch[2] === 'jsonl' ? 'jsonl' : 'otlp', response)
-    void serveStatic(url.pathname, response)
-  })
-
-  const serveExport = async (jobId: string, format: 'jsonl' | 'otlp', response: http.ServerResponse): Promise<void> => {
-    try {
-      const [type, extension] = format === 'jsonl' ? ['application/x-ndjson', 'jsonl'] : ['application/json', 'otlp.json']
-      response.setHeader('Content-Type', `${type}; charset=utf-8`)
-      response.setHeader('Content-Disposition', `attachment; filename="arbor-${jobId}.${extension}"`)
-      await options.engine.exportTrace(jobId, response, format)
-      response.end()
-    } catch (error) {
-      if (!response.headersSent) {
-        response.removeHeader('Content-Disposition')
-        return refuse(response, 404, error instanceof Error ? error.message : 'export failed')
-      }
-      response.destroy(error instanceof Error ? error : undefined)
+    if (exportMatch?.[1]) {
+      if (!authorized) return refuse(response, 401, 'missing or wrong access token')
+      return serveExport(options.engine, exportMatch[1], exportMatch[2] === 'jsonl' ? 'jsonl' : 'otlp', response)
     }
+    return serveStatic({ rendererDir, port, log }, url.pathname, authorized, response)
   }
 
-  /** A trace uploaded by the browser: streamed to a private temp file, then imported read-only. */
-  const serveImport = async (request: http.IncomingMessage, response: http.ServerResponse): Promise<void> => {
-    const maxBytes = options.maxImportBytes ?? 1 << 30
-    const declared = Number(request.headers['content-length'] ?? 0)
-    if (declared > maxBytes) {
-      response.setHeader('Connection', 'close')
-      return sendJson(response, 413, { error: { code: 'invalid_request', message: `the file is larger than ${maxBytes} bytes` } })
-    }
-    const folder = await mkdtemp(path.join(os.tmpdir(), 'arbor-upload-'))
-    const file = path.join(folder, 'trace.jsonl')
-    const tooLarge = { error: { code: 'invalid_request', message: `the file is larger than ${maxBytes} bytes` } }
-    try {
-      let received = 0
-      const limit = new Transform({
-        transform(chunk: Buffer, _encoding, done) {
-          received += chunk.length
-          done(received > maxBytes ? new UploadTooLarge() : null, chunk)
-        },
-      })
-      await pipeline(request, limit, createWriteStream(file, { mode: 0o600 }))
-      sendJson(response, 200, options.engine.importTrace(file))
-    } catch (error) {
-      if (response.headersSent || response.destroyed) return
-      // Answer first, then close: the rest of an oversized body is not read.
-      if (error instanceof UploadTooLarge) response.setHeader('Connection', 'close')
-      sendJson(response, error instanceof UploadTooLarge ? 413 : 400, error instanceof UploadTooLarge ? tooLarge : { error: { code: 'invalid_request', message: error instanceof Error ? error.message : String(error) } })
-    } finally {
-      await rm(folder, { recursive: true, force: true })
-    }
-  }
-
-  const serveStatic = async (pathname: string, response: http.ServerResponse): Promise<void> => {
-    let relative: string
-    try {
-      relative = pathname === '/' ? 'index.html' : decodeURIComponent(pathname).replace(/^\/+/, '')
-    } catch {
-      return refuse(response, 400, 'bad percent-escape in the path')
-    }
-    const file = path.resolve(rendererDir, relative)
-    if (!file.startsWith(rendererDir + path.sep)) return refuse(response, 404, 'not found')
-    const info = await stat(file).catch(() => null)
-    if (!info?.isFile()) return refuse(response, 404, 'not found')
-    response.setHeader('Content-Type', contentTypes[path.extname(file)] ?? 'application/octet-stream')
-    response.setHeader('Content-Length', info.size)
-    if (file.endsWith('.html')) response.setHeader('Content-Security-Policy', contentSecurityPolicy(port))
-    createReadStream(file).pipe(response)
-  }
-
-  const sockets = new WebSocketServer({ noServer: true, maxPayload: 1 << 20 })
-  server.on('upgrade', (request, socket, head) => {
-    const url = new URL(request.url ?? '/', 'http://127.0.0.1')
-    if (url.pathname !== '/ws' || !sameOrigin(request.headers.origin, port) || !tokenMatches(tokenFromRequest(request), token)) {
-      socket.end('HTTP/1.1 401 Unauthorized\r\nConnection: close\r\nContent-Length: 0\r\n\r\n')
-      return
-    }
-    sockets.handleUpgrade(request, socket, head, (client) => sockets.emit('connection', client))
-  })
-
-  sockets.on('connection', (client: WebSocket) => {
-    client.on('message', async (raw) => {
-      let parsed
-      try {
-        parsed = requestSchema.safeParse(JSON.parse(String(raw)))
-      } catch {
-        parsed = null
-      }
-      if (!parsed?.success) {
-        const message = parsed ? parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ') : 'not JSON'
-        client.send(JSON.stringify({ id: null, result: { ok: false, error: { code: 'invalid_request', message } } }))
-        return
-      }
-      // A browser downloads exports over HTTP; it never makes the server write a file.
-      const result = browserRefusals[parsed.data.method] ?? (await dispatch(parsed.data.method, parsed.data.input))
-      if (client.readyState === client.OPEN) client.send(JSON.stringify({ id: parsed.data.id, result }))
+  const server = http.createServer((request, response) => {
+    response.on('error', (error) => log(`serve: response failed: ${describeError(error)}`))
+    handleRequest(request, response).catch((error: unknown) => {
+      log(`serve: ${request.method} ${JSON.stringify(request.url?.slice(0, 200))} failed: ${describeError(error)}`)
+      if (!response.headersSent) refuse(response, 500, 'internal error')
+      else response.destroy()
     })
   })
+  server.on('error', (error) => log(`serve: ${describeError(error)}`))
 
-  const unsubscribe = options.engine.subscribe((notification) => {
-    const frame = JSON.stringify({ notification })
-    for (const client of sockets.clients) if (client.readyState === client.OPEN) client.send(frame)
+  const sockets = new WebSocketServer({ noServer: true, maxPayload: options.maxFrameBytes ?? 1 << 20 })
+  const refuseUpgrade = (socket: Duplex, status: string): void => {
+    socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`)
+  }
+  server.on('upgrade', (request: http.IncomingMessage, socket: Duplex, head: Buffer) => {
+    // Node drops its own error listener from a socket it hands over for an upgrade.
+    const onSocketError = (error: Error): void => log(`serve: upgrade socket: ${describeError(error)}`)
+    socket.on('error', onSocketError)
+    try {
+      const url = parseTarget(request.url)
+      if (!url || url.pathname !== '/ws') return refuseUpgrade(socket, '400 Bad Request')
+      if (!allowedHost(request.headers.host, port)) return refuseUpgrade(socket, '421 Misdirected Request')
+      if (!sameOrigin(request.headers.origin, request.headers.host)) return refuseUpgrade(socket, '403 Forbidden')
+      if (!tokenMatches(tokenFromUrl(url), token)) return refuseUpgrade(socket, '401 Unauthorized')
+      sockets.handleUpgrade(request, socket, head, (client) => {
+        socket.off('error', onSocketError)
+        sockets.emit('connection', client, request)
+      })
+    } catch (error) {
+      log(`serve: upgrade failed: ${describeError(error)}`)
+      socket.destroy()
+    }
+  })
+  const stopSocketApi = serveSocketApi(sockets, {
+    dispatch,
+    subscribe: (listener) => options.engine.subscribe(listener),
+    log,
+    heartbeatMs: options.heartbeatMs ?? 15_000,
+    maxBufferedBytes: options.maxBufferedBytes ?? 8 << 20,
   })
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
-    server.listen(options.port ?? 0, '127.0.0.1', () => resolve())
+    server.listen(options.port ?? 0, '127.0.0.1', () => {
+      server.off('error', reject)
+      resolve()
+    })
   })
   port = (server.address() as AddressInfo).port
-  const url = `http://127.0.0.1:${port}/?token=${token}`
   return {
-    url,
+    url: `http://127.0.0.1:${port}/?token=${token}`,
     port,
     token,
     close: async () => {
-      unsubscribe()
+      stopSocketApi()
       for (const client of sockets.clients) client.terminate()
       sockets.close()
       server.closeAllConnections()
@@ -186,49 +135,3 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     },
   }
 }
-
-function setCommonHeaders(response: http.ServerResponse): void {
-  response.setHeader('X-Content-Type-Options', 'nosniff')
-  response.setHeader('Referrer-Policy', 'no-referrer')
-  response.setHeader('X-Frame-Options', 'DENY')
-  response.setHeader('Cache-Control', 'no-store')
-}
-
-class UploadTooLarge extends Error {}
-
-/**
- * Methods a browser may not call by file path: it downloads exports and uploads traces over HTTP,
- * so it never makes the server write or read a file it names.
- */
-const browserRefusals: Record<string, { ok: false; error: { code: 'invalid_request'; message: string } }> = {
-  exportJob: { ok: false, error: { code: 'invalid_request', message: 'exportJob: download GET /export/<job_id>.jsonl (or .otlp.json) instead' } },
-  importTrace: { ok: false, error: { code: 'invalid_request', message: 'importTrace: upload the file with POST /import instead' } },
-}
-
-/** A browser request from our own page (or a non-browser client, which sends no Origin). */
-const sameOrigin = (origin: string | undefined, port: number): boolean =>
-  origin === undefined || origin === `http://127.0.0.1:${port}` || origin === `http://localhost:${port}`
-
-function sendJson(response: http.ServerResponse, status: number, body: unknown): void {
-  response.statusCode = status
-  response.setHeader('Content-Type', 'application/json; charset=utf-8')
-  response.end(JSON.stringify(body))
-}
-
-function refuse(response: http.ServerResponse, status: number, message: string): void {
-  response.statusCode = status
-  response.setHeader('Content-Type', 'text/plain; charset=utf-8')
-  response.end(`${message}\n`)
-}
-
-const contentSecurityPolicy = (port: number): string =>
-  [
-    "default-src 'self'",
-    "script-src 'self'",
-    "style-src 'self' 'unsafe-inline'",
-    "img-src 'self' data:",
-    `connect-src 'self' ws://127.0.0.1:${port} ws://localhost:${port}`,
-    "frame-ancestors 'none'",
-    "base-uri 'none'",
-    "form-action 'none'",
-  ].join('; ')

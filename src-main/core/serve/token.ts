@@ -1,20 +1,12 @@
 import { timingSafeEqual } from 'node:crypto'
-import type { IncomingMessage } from 'node:http'
 
-const cookieName = 'arbor_token'
-
-/** The token of a request: `?token=` in the URL, else the cookie set on the first page load. */
-export function tokenFromRequest(request: IncomingMessage): string | null {
-  const url = new URL(request.url ?? '/', 'http://127.0.0.1')
-  const fromQuery = url.searchParams.get('token')
-  if (fromQuery) return fromQuery
-  const cookies = request.headers.cookie?.split(';') ?? []
-  for (const cookie of cookies) {
-    const [name, ...value] = cookie.trim().split('=')
-    if (name === cookieName) return value.join('=')
-  }
-  return null
-}
+/**
+ * The access token travels only in `?token=`: on the page's URL (which keeps it across reloads),
+ * on the WebSocket URL and on the export and import requests the page makes. Never in a cookie:
+ * cookies are not scoped by port, so one set by 127.0.0.1:<port> would also be sent to every
+ * other server on 127.0.0.1.
+ */
+export const tokenFromUrl = (url: URL): string | null => url.searchParams.get('token')
 
 export function tokenMatches(given: string | null, expected: string): boolean {
   if (!given) return false
@@ -22,5 +14,3 @@ export function tokenMatches(given: string | null, expected: string): boolean {
   const b = Buffer.from(expected)
   return a.length === b.length && timingSafeEqual(a, b)
 }
-
-export const tokenCookie = (token: string): string => `${cookieName}=${token}; HttpOnly; SameSite=Strict; Path=/`

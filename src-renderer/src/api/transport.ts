@@ -75,7 +75,8 @@ function browserTransport(): Transport {
   const scheme = window.location.protocol === 'https:' ? 'wss' : 'ws'
   const url = `${scheme}://${window.location.host}/ws?token=${encodeURIComponent(token)}`
   const client = createWsClient({ url, createSocket: (address) => new WebSocket(address) as WebSocketLike })
-  // The token also travels in the HttpOnly cookie the first page load set; the query covers a lost cookie.
+  // The token rides in the query of every request the page makes. There is no cookie: a cookie is
+  // not scoped by port, so 127.0.0.1's other servers would receive it too.
   const withToken = (path: string): string => (token ? `${path}?token=${encodeURIComponent(token)}` : path)
   return {
     kind: 'browser',
