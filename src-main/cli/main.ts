@@ -6,6 +6,7 @@ import { runExport } from './commands/export'
 import { runImport, runOpen } from './commands/import'
 import { runServe } from './commands/serve'
 import { JobRefused } from './job-options'
+import { printable } from './approvals'
 import { UsageError } from './usage-error'
 
 const usage = `Usage:
@@ -98,16 +99,17 @@ main(process.argv.slice(2)).then(
   },
   (error: unknown) => {
     if (error instanceof JobRefused) {
-      console.error(`arbor: ${error.message}`)
+      console.error(`arbor: ${printable(error.message)}`)
       process.exitCode = 2
       return
     }
     if (error instanceof UsageError || (error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS'))) {
-      console.error(`arbor: ${error.message}\n\n${usage}`)
+      console.error(`arbor: ${printable(error.message)}\n\n${usage}`)
       process.exitCode = 2
       return
     }
-    console.error(`arbor: ${error instanceof Error ? error.message : String(error)}`)
+    // Messages may quote a file or a model (an import error, a refused job): no terminal escapes.
+    console.error(`arbor: ${printable(error instanceof Error ? error.message : String(error))}`)
     process.exitCode = 1
   },
 )
