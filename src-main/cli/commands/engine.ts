@@ -12,12 +12,19 @@ export function cliEngine(dbOption: string | undefined, projectDir?: string): { 
   return { engine, dbFile }
 }
 
-/** Ctrl-C ends the agents (their processes, not just the CLI) before exiting. */
+/** The signals that end a CLI command, with the exit code a shell expects after each (128 + N). */
+export const stopSignals = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 } as const
+
+/**
+ * Ctrl-C, SIGTERM or a closed terminal (SIGHUP) ends the agents and every command they started
+ * (their processes, not just the CLI) before exiting. A second signal during that exits at once;
+ * the agents still end, since each exits when its supervisor's channel closes.
+ */
 export function closeOnSignal(engine: Engine): void {
-  const stop = (): void => {
-    console.error('\narbor: stopping agents…')
-    void engine.close().finally(() => process.exit(130))
+  for (const [signal, code] of Object.entries(stopSignals)) {
+    process.once(signal, () => {
+      console.error('\narbor: stopping agents…')
+      void engine.close().finally(() => process.exit(code))
+    })
   }
-  process.once('SIGINT', stop)
-  process.once('SIGTERM', stop)
 }

@@ -6,7 +6,7 @@ import { printable } from '../approvals'
 import type { CliValues } from '../main'
 import { rendererDir } from '../paths'
 import { intOption, UsageError } from '../usage-error'
-import { cliEngine } from './engine'
+import { cliEngine, stopSignals } from './engine'
 
 /** `arbor serve [DIR]`: DIR opens as the project; without it the UI starts on the start screen. */
 export async function runServe(dir: string | undefined, values: CliValues): Promise<number> {
@@ -22,7 +22,7 @@ export function requireBuiltUi(): string {
   return renderer
 }
 
-/** Serves the UI for `engine` until SIGINT/SIGTERM; `job` is selected when the printed URL is opened. */
+/** Serves the UI for `engine` until SIGINT, SIGTERM or SIGHUP; `job` is selected when the printed URL is opened. */
 export async function serveUntilStopped(engine: Engine, values: CliValues, job?: string): Promise<number> {
   const server = await startServer({
     engine,
@@ -34,8 +34,7 @@ export async function serveUntilStopped(engine: Engine, values: CliValues, job?:
   console.log(`Open: ${server.url}${job ? `&job=${encodeURIComponent(job)}` : ''}`)
   await new Promise<void>((resolve) => {
     const stop = (): void => resolve()
-    process.once('SIGINT', stop)
-    process.once('SIGTERM', stop)
+    for (const signal of Object.keys(stopSignals)) process.once(signal, stop)
   })
   await server.close()
   await engine.close()
