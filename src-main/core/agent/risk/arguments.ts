@@ -1,5 +1,5 @@
 /** Picking arguments out of a command's words: positionals, option values. */
-import type { Word } from './shell-words'
+import { sliceWord, type Word } from './words'
 
 /** Arguments that are not options or option values. */
 export function positionals(args: Word[], valued: Set<string>): Word[] {
@@ -27,8 +27,7 @@ export function optionValues(args: Word[], options: string[]): Word[] {
     for (const option of options) {
       const glued = option.startsWith('--') ? `${option}=` : option.length === 2 ? option : null
       if (glued && word.text.startsWith(glued) && word.text.length > glued.length) {
-        const shift = glued.length
-        values.push({ ...word, text: word.text.slice(shift), dynamicAt: word.dynamicAt >= 0 ? Math.max(0, word.dynamicAt - shift) : -1, globAt: word.globAt >= 0 ? Math.max(0, word.globAt - shift) : -1 })
+        values.push(sliceWord(word, glued.length))
       }
     }
   }

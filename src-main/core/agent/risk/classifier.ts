@@ -1,26 +1,50 @@
 /**
- * Which `bash` commands are risky (product.md §4): they need an approval before they run. Every
- * rule lives in this file; classifier.test.ts holds a table of commands with their verdicts.
+ * Which `bash` commands are risky (product.md §4): they need an approval before they run. This is
+ * the approval layer, not the boundary (the OS sandbox is): it has to tell the approver what a
+ * command does, and call risky what it cannot tell. The rules are listed here and live in this
+ * file, except git's (git.ts) and the writers' (writes.ts); classifier.test.ts holds a table of
+ * commands with their verdicts.
  *
  * Risky:
  * - deletes: rm, rmdir, unlink, shred, wipe, srm, truncate, rimraf, trash, `find -delete`,
- *   `find -exec rm`, `xargs rm`, git clean, git rm (not --cached), rsync --delete /
+ *   `find -exec rm`, `xargs rm`, git clean, git rm (not --cached), git prune, rsync --delete /
  *   --remove-source-files;
  * - moves or overwrites outside plain edits: mv, dd, cp / install / `ln -f` onto an existing file;
  *   git changes that throw work away (reset --hard, checkout -f / `checkout -- paths` /
- *   `checkout .`, restore of the working tree, stash drop / clear, branch -D, filter-branch);
- * - runs as another user: sudo, su, doas, pkexec, run0, sudoedit;
+ *   `checkout .`, switch --discard-changes, restore of the working tree, stash drop / clear,
+ *   branch -D, reflog expire, filter-branch);
+ * - runs as another user: sudo, su, doas, pkexec, run0, sudoedit; or in another root or
+ *   namespace: chroot, unshare, nsenter;
+ * - a command whose name is built when it runs: `$X`, `${X:-rm}`, `$(…)`, backticks, a glob, as
+ *   the command; a name written with ANSI-C quoting (`$'\x72m'`); `eval` of anything not
+ *   literal; `bash -c`, `watch`, `flock -c`, `npx -c`, `alias`, `trap` given a command line that is
+ *   not literal; `source` / `.` / `bash` of a file named at run time (`source "$f"`, `bash <(…)`);
+ *   the output of a command piped into a shell (`… | sh`); `env -S`; xargs, parallel and
+ *   `find -exec` running anything but a read-only command (cat, grep, wc, …) on what they read;
+ * - variables that make a command run other code: LD_PRELOAD and the loader's others, BASH_ENV,
+ *   ENV, PS4, git's GIT_CONFIG_* / GIT_DIR / GIT_EXEC_PATH, and a command-valued one
+ *   (GIT_PAGER, GIT_SSH_COMMAND, EDITOR, …) whose command line is risky or not literal;
+ * - git configuration that can run commands (git.ts): `git -c` of a key outside a short list of
+ *   harmless ones (alias.*, core.* among the risky), `--config-env`, `--exec-path=`, a
+ *   subcommand that is not one of git's own (an alias), `git config` setting such a key or
+ *   writing --global, --upload-pack / --receive-pack / --template / --extcmd / `-O`, rebase
+ *   --exec and bisect run of a risky command, submodule foreach, hook run, credential, daemon;
  * - pipes a download into a shell: curl / wget / fetch / http / xh piped into sh, bash, zsh, …,
  *   python, perl, ruby, node or php reading the script from stdin; `sh <(curl …)`,
  *   `bash -c "$(curl …)"`, `eval "$(wget -O- …)"`, `source <(curl …)`;
  * - pushes with git (git push, and says so when forced), publishes a package (npm / yarn / pnpm
  *   publish);
  * - changes permissions or ownership: chmod, chown, chgrp, chattr, setfacl, chflags;
- * - writes outside the project: a redirection (`>`, `>>`, `&>`, `>|`, `<>`) or tee, touch, mkdir,
- *   cp, ln, install, rsync, scp, `sed -i`, `perl -i`, `curl -o`, `wget -O/-P`, `tar -x -C`,
- *   `unzip -d`, `git clone … DIR` aimed at a path outside the project's real path (absolute, `..`,
- *   `~`, `$HOME`, a symlink out, or after `cd` out of the project); a write to a device under
- *   /dev; global package installs (npm / pnpm -g, yarn global);
+ * - writes where it should not, or where it cannot be told: a redirection (`>`, `>>`, `&>`, `>|`,
+ *   `<>`) or tee, touch, mkdir, cp, ln, install, rsync, scp, `dd of=`, `time -o`, flock's lock
+ *   file, `sed -i`, `perl -i`, `curl -o`, `wget -O/-P`, `tar -x -C`, `tar -cf`, `unzip -d`, `git
+ *   clone … DIR` aimed at a path outside the project's real path (absolute, `..`, `~`, `$HOME`, a
+ *   symlink out, or after `cd` out of the project), into its .git folder (hooks and config run
+ *   commands), or at a path known only when the command runs (a variable, `$(…)`, `~user`, a glob
+ *   or a brace expansion; `sed -i`, `perl -i`, touch and mkdir may glob their last component); a
+ *   write to a device under /dev; global package installs (npm / pnpm -g, yarn global);
+ * - runs commands elsewhere: ssh with a command, at, batch, systemd-run, tmux, screen, crontab
+ *   installs;
  * - obviously destructive: mkfs, mkswap, wipefs, fdisk, sfdisk, parted, shutdown, reboot, halt,
  *   poweroff, `kill -1` (every process), crontab -r, a fork bomb.
  *
@@ -29,23 +53,30 @@
  * a plain edit), writes to /dev/null and the standard streams, and writes to the temporary folders
  * (/tmp, /var/tmp, /dev/shm, the OS temp folder).
  *
- * How it reads a command: it splits on `;`, `&&`, `||`, `&`, `|` and newlines, removes quotes,
- * skips leading `VAR=value` assignments and reserved words (`then`, `do`, `!`, …), unwraps
- * `command`, `builtin`, `exec`, `env`, `nohup`, `time`, `nice`, `timeout`, `stdbuf`, `ionice`,
- * `xargs`, `npx`, `busybox`, and reads inside `bash -c '…'`, `eval`, `$(…)`, backticks, `<(…)`,
- * `find -exec …` and here-documents fed to a shell. It follows `cd` / `pushd` for relative paths
- * (a subshell's `cd` ends with the subshell).
+ * How it reads a command (shell-words.ts, wrappers.ts): it splits on `;`, `&&`, `||`, `&`, `|` and
+ * newlines, removes quotes, expands braces, skips leading `VAR=value` assignments and reserved
+ * words (`then`, `do`, `!`, …), unwraps `command`, `builtin`, `exec`, `env`, `nohup`, `time`,
+ * `nice`, `timeout`, `stdbuf`, `ionice`, `setsid`, `taskset`, `chrt`, `flock`, `watch`, `xargs`,
+ * `parallel`, `npx`, `busybox`, `sudo` and the like, and reads inside `bash -c '…'`, `eval`,
+ * `$(…)`, backticks, `<(…)`, `${X:-$(…)}`, `$((…))`, `find -exec …`, here-documents and
+ * here-strings fed to a shell. It follows `cd` / `pushd` for relative paths (a subshell's `cd`
+ * ends with the subshell).
  *
- * Limits (it is not a shell): no alias, function or variable expansion, so `$RM x` or a path held
- * in a variable (`> "$out"`) is not judged (`$HOME`, `$PWD`, `$TMPDIR` and `~` are); globs are
- * judged by their literal prefix; scripts and programs it runs (`./deploy.sh`, `make clean`,
- * `npm run reset`, `python -c "…"`, `node -e "…"`) are not looked into; `cp` over files inside a
- * destination folder is not detected; a command line that bash would reject is judged as written.
+ * Limits (it is not a shell): no alias or function expansion, and variables are not followed
+ * (`X=rm; $X` is risky because `$X` is the command, not because X is rm); scripts and programs it
+ * runs (`./deploy.sh`, `make clean`, `npm run reset`, `python -c "…"`, `node -e "…"`, `sed`'s `w`
+ * and `e` commands, `awk`'s `system`) are not looked into, nor programs' own output options
+ * besides those listed; PATH is not judged; `cp` over files inside a destination folder is not
+ * detected; a command line that bash would reject is judged as written.
  */
-import { basename, resolve } from 'node:path'
-import { firstReason, optionValues, positionals } from './arguments'
-import { changeDirectory, defaultTemporaryFolders, isExistingFile, locate, realPathOf, type Scope } from './paths'
-import { parseShell, type Redirect, type SimpleCommand, type Word } from './shell-words'
+import { resolve } from 'node:path'
+import { firstReason } from './arguments'
+import { classifyGit } from './git'
+import { changeDirectory, defaultTemporaryFolders, realPathOf, type Scope } from './paths'
+import { parseShell, type Redirect, type SimpleCommand } from './shell-words'
+import { makeWord, sliceWord, type Word } from './words'
+import { commandName, isAssignment, skipOptions, unwrap } from './wrappers'
+import { classifyRedirect, classifyWriter, writeOutside } from './writes'
 
 export interface RiskClassification {
   risky: boolean
@@ -84,30 +115,34 @@ const deleters: Record<string, string> = {
   'trash-put': 'deletes files',
   truncate: 'truncates files',
 }
-const asOtherUser = new Set(['sudo', 'su', 'doas', 'pkexec', 'run0', 'sudoedit'])
 const permissionChangers = new Set(['chmod', 'chown', 'chgrp', 'chattr', 'setfacl', 'chflags'])
 const diskTools = /^(mkfs(\..+)?|mke2fs|mkswap|wipefs|fdisk|sfdisk|cfdisk|gdisk|sgdisk|parted|mkntfs|mkdosfs|newfs)$/
 const powerTools = new Set(['shutdown', 'reboot', 'halt', 'poweroff'])
 const downloaders = new Set(['curl', 'wget', 'fetch', 'http', 'https', 'xh', 'lwp-request', 'aria2c'])
 const shells = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'ash', 'fish', 'csh', 'tcsh', 'yash'])
 const interpreters = /^(python[0-9.]*|pypy[0-9.]*|perl|ruby|node|nodejs|php|lua|bun|deno)$/
-/** Words that may start a simple command and are not the command. */
-const reservedWords = new Set(['!', '{', '}', 'if', 'then', 'else', 'elif', 'fi', 'do', 'done', 'while', 'until', 'coproc'])
-/** Prefixes that run the rest of the line as a command, with the options each takes a value for. */
-const wrappers: Record<string, { valued: Set<string>; leadingValues?: number }> = {
-  command: { valued: new Set() },
-  builtin: { valued: new Set() },
-  exec: { valued: new Set(['-a']) },
-  nohup: { valued: new Set() },
-  time: { valued: new Set(['-f', '-o', '--format', '--output']) },
-  nice: { valued: new Set(['-n', '--adjustment']) },
-  timeout: { valued: new Set(['-s', '-k', '--signal', '--kill-after']), leadingValues: 1 },
-  stdbuf: { valued: new Set(['-i', '-o', '-e']) },
-  ionice: { valued: new Set(['-c', '-n', '-p', '-t']) },
-  busybox: { valued: new Set() },
-  npx: { valued: new Set(['-p', '--package', '-c', '--call']) },
-  xargs: { valued: new Set(['-I', '-i', '-n', '-P', '-d', '-E', '-e', '-L', '-l', '-s', '-a', '--arg-file', '--delimiter', '--max-args', '--max-procs', '--replace']) },
+/** Commands that only read: what xargs, parallel and `find -exec` may run on names they read. */
+const readOnly = new Set([
+  'cat', 'head', 'tail', 'wc', 'grep', 'egrep', 'fgrep', 'rg', 'ls', 'stat', 'file', 'du', 'echo', 'printf', 'basename', 'dirname',
+  'realpath', 'readlink', 'md5sum', 'sha1sum', 'sha256sum', 'sha512sum', 'b2sum', 'cksum', 'sort', 'uniq', 'cut', 'nl', 'od', 'xxd',
+  'hexdump', 'strings', 'diff', 'cmp', 'test', '[', 'true', 'false', 'jq',
+])
+/** Commands that run their command elsewhere, out of this shell's reach. */
+const runsElsewhere: Record<string, string> = {
+  at: 'schedules a command to run later (at)',
+  batch: 'schedules a command to run later (batch)',
+  'systemd-run': 'runs a command as a system service (systemd-run)',
+  tmux: 'runs commands in a terminal multiplexer, which may be outside this sandbox (tmux)',
+  screen: 'runs commands in a terminal multiplexer, which may be outside this sandbox (screen)',
 }
+/** Variables that make any command load or run other code. */
+const codeVariables = /^(LD_[A-Z_]+|DYLD_[A-Z_]+|BASH_ENV|ENV|PS4|PROMPT_COMMAND|SHELLOPTS|BASHOPTS|GIT_CONFIG(_[A-Z0-9_]+)?|GIT_DIR|GIT_WORK_TREE|GIT_EXEC_PATH|GIT_TEMPLATE_DIR)$/
+/** Variables holding a command line that programs run (git's pager, editor, ssh). */
+const commandVariables = new Set([
+  'GIT_PAGER', 'PAGER', 'MANPAGER', 'GIT_EDITOR', 'GIT_SEQUENCE_EDITOR', 'EDITOR', 'VISUAL', 'GIT_SSH', 'GIT_SSH_COMMAND', 'GIT_ASKPASS',
+  'SSH_ASKPASS', 'SUDO_ASKPASS', 'GIT_PROXY_COMMAND', 'GIT_EXTERNAL_DIFF',
+])
+const declarers = new Set(['export', 'declare', 'typeset', 'local', 'readonly'])
 
 // --- scripts, pipelines and commands ------------------------------------------------------------
 
@@ -131,15 +166,26 @@ function classifyScript(script: string, scope: Scope): Reason {
   return null
 }
 
+/** A command line given as words (`bash -c LINE`, `watch a b c`): read when literal, risky when built at run time. */
+function classifyLine(words: Word[], via: string, scope: Scope): Reason {
+  const built = words.find((word) => word.dynamicAt >= 0)
+  if (built) return `runs a command line built when the command runs (${via} ${built.source})`
+  return classifyScript(words.map((word) => word.text).join(' '), { ...scope, nesting: scope.nesting + 1 })
+}
+
 function classifyPipeline(commands: SimpleCommand[], scope: Scope): Reason {
+  const stages = commands.map((command) => unwrap(command.words).words)
   // A download piped into a shell: any downloader stage followed by a stage running stdin as code.
-  const downloadAt = commands.findIndex((command) => downloaders.has(commandName(unwrap(command.words).words)))
+  const downloadAt = stages.findIndex((words) => downloaders.has(commandName(words)))
   if (downloadAt >= 0) {
-    for (const command of commands.slice(downloadAt + 1)) {
-      const { words } = unwrap(command.words)
-      if (runsStdinAsCode(words)) {
-        return `pipes a download into a shell (${commandName(unwrap(commands[downloadAt]!.words).words)} | ${commandName(words)})`
-      }
+    for (const words of stages.slice(downloadAt + 1)) {
+      if (runsStdinAsCode(words)) return `pipes a download into a shell (${commandName(stages[downloadAt]!)} | ${commandName(words)})`
+    }
+  }
+  for (let i = 1; i < stages.length; i++) {
+    const name = commandName(stages[i]!)
+    if ((shells.has(name) || name === 'source' || name === '.') && runsStdinAsCode(stages[i]!)) {
+      return `runs the output of another command as shell code (${commandName(stages[i - 1]!) || '…'} | ${name})`
     }
   }
   for (const command of commands) {
@@ -149,7 +195,7 @@ function classifyPipeline(commands: SimpleCommand[], scope: Scope): Reason {
   return null
 }
 
-/** One simple command: its substitutions, its redirections, then the command's own rules. */
+/** One simple command: its substitutions, its redirections, what wraps it, then the command's own rules. */
 function classifySimpleCommand(command: SimpleCommand, scope: Scope, alone: boolean): Reason {
   const nested: Scope = { ...scope, nesting: scope.nesting + 1 }
   for (const word of [...command.words, ...command.redirects.flatMap((redirect) => (redirect.target ? [redirect.target] : []))]) {
@@ -162,23 +208,62 @@ function classifySimpleCommand(command: SimpleCommand, scope: Scope, alone: bool
     const reason = classifyRedirect(redirect, scope)
     if (reason) return reason
   }
-  const { words, otherUser } = unwrap(command.words)
-  if (otherUser) return `runs as another user (${otherUser})`
+  const unwrapped = unwrap(command.words)
+  if (unwrapped.reason) return unwrapped.reason
+  if (unwrapped.otherUser) return `runs as another user (${unwrapped.otherUser})`
+  const setReason = firstReason(unwrapped.assignments, (word) => classifyAssignment(word, scope))
+  if (setReason) return setReason
+  for (const { word, via } of unwrapped.writes) {
+    const reason = writeOutside(word, scope, via)
+    if (reason) return reason
+  }
+  if (unwrapped.script) return classifyLine(unwrapped.script.words, unwrapped.script.via, scope)
+  const { words } = unwrapped
   if (words.length === 0) return null
+  const computed = computedName(words[0]!)
+  if (computed) return computed
+  // env -C DIR: the command's relative paths are relative to DIR.
+  const commandScope = unwrapped.chdir ? { ...scope, cwd: changeDirectory([unwrapped.chdir], scope) } : scope
+  if (unwrapped.perInput) return classifyPerInput(words, unwrapped.perInput, commandScope)
+  return classifyCommandWords(words, command.redirects, commandScope, alone)
+}
+
+/** Why the command word is not a name that can be judged: it is computed, a glob, or spelled in ANSI-C quoting. */
+function computedName(word: Word): Reason {
+  if (word.dynamicAt >= 0) return `the command name is computed when the command runs (${word.source})`
+  if (word.globAt >= 0 && word.text !== '[') return `the command name is a glob pattern, expanded when the command runs (${word.source})`
+  if (word.marks.includes('a')) return `the command name is written with ANSI-C quoting, which hides what runs (${word.source} is ${word.text})`
+  return null
+}
+
+/** A command xargs or parallel runs with arguments it reads: risky unless it only reads. */
+function classifyPerInput(words: Word[], via: string, scope: Scope): Reason {
+  const reason = classifyCommandWords(words, [], { ...scope, nesting: scope.nesting + 1 }, false)
+  if (reason) return reason
+  const name = commandName(words)
+  return readOnly.has(name) ? null : `runs ${name} on arguments read when the command runs (${via} ${name})`
+}
+
+/** The rules for the command itself, once it is unwrapped. */
+function classifyCommandWords(words: Word[], redirects: Redirect[], scope: Scope, alone: boolean): Reason {
+  const nested: Scope = { ...scope, nesting: scope.nesting + 1 }
   const name = commandName(words)
   const args = words.slice(1)
   const text = args.map((word) => word.text)
 
   // A shell or interpreter given code: read the code.
-  if (fedDownloadedCode(name, args, command.redirects)) return `pipes a download into a shell (${name} running a download)`
-  if (shells.has(name)) {
-    const script = inlineScript(args)
-    if (script !== null) return classifyScript(script, { ...nested })
-    const heredoc = command.redirects.find((redirect) => redirect.body !== undefined)
-    if (heredoc && text.every((arg) => arg.startsWith('-'))) return classifyScript(heredoc.body!, { ...nested })
-    return null
+  if (fedDownloadedCode(name, args, redirects)) return `pipes a download into a shell (${name} running a download)`
+  if (shells.has(name)) return classifyShell(name, args, redirects, scope)
+  if (name === 'eval') return classifyLine(args, 'eval', scope)
+  if (name === 'source' || name === '.') {
+    const file = args[0]
+    return file && file.dynamicAt >= 0 ? `runs a script whose name is known only when the command runs (${name} ${file.source})` : null
   }
-  if (name === 'eval') return classifyScript(text.join(' '), { ...nested })
+  if (name === 'alias') return firstReason(args.filter((word) => word.text.includes('=')), (word) => classifyLine([sliceWord(word, word.text.indexOf('=') + 1)], 'alias', scope))
+  if (name === 'trap' && args[0] && !args[0].text.startsWith('-')) return classifyLine([args[0]], 'trap', scope)
+  if (declarers.has(name)) return firstReason(args.filter(isAssignment), (word) => classifyAssignment(word, scope))
+  if (runsElsewhere[name]) return runsElsewhere[name]!
+  if (name === 'ssh' && sshRunsCommand(text)) return 'runs a command on another machine (ssh)'
 
   if (name === 'cd' || name === 'pushd') {
     if (alone) scope.cwd = changeDirectory(args, scope)
@@ -191,86 +276,56 @@ function classifySimpleCommand(command: SimpleCommand, scope: Scope, alone: bool
 
   if (deleters[name]) return `${deleters[name]} (${name})`
   if (name === 'mv') return 'moves files (mv)'
-  if (name === 'dd') return 'writes raw data (dd)'
+  if (name === 'dd') return firstReason(args.filter((word) => word.text.startsWith('of=')), (word) => writeOutside(sliceWord(word, 3), scope, 'dd')) ?? 'writes raw data (dd)'
+  if ((name === 'npm' || name === 'pnpm' || name === 'yarn') && packageRunner(args)) return classifyPackageRunner(name, args, scope)
   if (permissionChangers.has(name)) return `changes permissions or ownership (${name})`
   if (diskTools.test(name)) return `formats or partitions a disk (${name}, destructive)`
   if (powerTools.has(name)) return `shuts down or reboots the machine (${name}, destructive)`
   if (name === 'kill' && killsEveryProcess(text)) return 'kills every process (kill -1, destructive)'
-  if (name === 'crontab' && text.some((arg) => /^-[a-z]*r/.test(arg))) return 'deletes the crontab (crontab -r)'
-  if (name === 'find') return classifyFind(args, scope, nested)
-  if (name === 'git') return classifyGit(args, scope)
+  if (name === 'crontab') return classifyCrontab(text)
+  if (name === 'find') return classifyFind(args, scope)
+  if (name === 'git') {
+    return classifyGit(args, {
+      write: (word, via) => writeOutside(word, scope, via),
+      outside: (word, via) => writeOutside(word, scope, via, 'refuse', true),
+      script: (line, via) => classifyLine(line, via, scope),
+      command: (inner) => classifySimpleCommand({ words: inner, redirects: [] }, nested, false),
+    })
+  }
   if (name === 'npm' || name === 'pnpm' || name === 'yarn') return classifyPackageManager(name, text)
   return classifyWriter(name, args, scope)
 }
 
-// --- unwrapping --------------------------------------------------------------------------------
-
-const isAssignment = (word: Word): boolean => /^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=/.test(word.text)
-const commandName = (words: Word[]): string => (words[0] ? basename(words[0].text) : '')
-
-/**
- * Removes what comes before the real command: assignments, reserved words and wrappers. Reports
- * sudo and the like (their command is then unwrapped too, for the download check).
- */
-function unwrap(input: Word[]): { words: Word[]; otherUser: string | null } {
-  let words = input
-  let otherUser: string | null = null
-  for (let guard = 0; guard < 20 && words.length > 0; guard++) {
-    const first = words[0]!
-    if (isAssignment(first) || (reservedWords.has(first.text) && !first.quoted)) {
-      words = words.slice(1)
-      continue
-    }
-    if (first.text === 'function' && !first.quoted) {
-      words = words.slice(2)
-      continue
-    }
-    const name = basename(first.text)
-    if (asOtherUser.has(name)) {
-      otherUser ??= name
-      words = skipOptions(words.slice(1), new Set(['-u', '-g', '-C', '-D', '-h', '-p', '-r', '-t', '-U', '-T', '--user', '--group']))
-      if (name === 'su') words = []
-      continue
-    }
-    if (name === 'env') {
-      words = skipEnvOptions(words.slice(1))
-      continue
-    }
-    if (name === 'command' && words.slice(1).some((word) => word.text === '-v' || word.text === '-V')) return { words: [], otherUser }
-    const wrapper = wrappers[name]
-    if (!wrapper) break
-    words = skipOptions(words.slice(1), wrapper.valued)
-    if (name === 'nice' && words[0] && /^-\d+$/.test(words[0].text)) words = words.slice(1)
-    words = words.slice(wrapper.leadingValues ?? 0)
-  }
-  return { words, otherUser }
-}
-
-function skipOptions(words: Word[], valued: Set<string>): Word[] {
-  let i = 0
-  while (i < words.length) {
-    const text = words[i]!.text
-    if (text === '--') return words.slice(i + 1)
-    if (!text.startsWith('-') || text === '-') break
-    i += valued.has(text) ? 2 : 1
-  }
-  return words.slice(i)
-}
-
-function skipEnvOptions(words: Word[]): Word[] {
-  let i = 0
-  while (i < words.length) {
-    const word = words[i]!
-    if (word.text === '--') return words.slice(i + 1)
-    if (isAssignment(word)) i += 1
-    else if (['-u', '--unset', '-C', '--chdir'].includes(word.text)) i += 2
-    else if (word.text.startsWith('-') && word.text !== '-') i += 1
-    else break
-  }
-  return words.slice(i)
-}
-
 // --- rules -------------------------------------------------------------------------------------
+
+/** `bash -c LINE`, `bash FILE`, `bash <<EOF`, `bash <<< LINE`: the code it runs, when it can be read. */
+function classifyShell(name: string, args: Word[], redirects: Redirect[], scope: Scope): Reason {
+  const nested: Scope = { ...scope, nesting: scope.nesting + 1 }
+  const inline = inlineScript(args)
+  if (inline) return classifyLine([inline], `${name} -c`, scope)
+  const file = scriptFile(args)
+  if (file && file.dynamicAt >= 0) return `runs a script whose name is known only when the command runs (${name} ${file.source})`
+  if (file) return null
+  for (const redirect of redirects) {
+    if (redirect.body !== undefined) return classifyScript(redirect.body, nested)
+    if (redirect.op === '<<<' && redirect.target) return classifyLine([redirect.target], `${name} <<<`, scope)
+    if (redirect.op === '<' && redirect.target && redirect.target.dynamicAt >= 0) {
+      return `runs a script whose name is known only when the command runs (${name} < ${redirect.target.source})`
+    }
+  }
+  return null
+}
+
+/** A variable assignment (`X=v cmd`, `env X=v`, `export X=v`): risky when X makes programs run other code. */
+function classifyAssignment(word: Word, scope: Scope): Reason {
+  const at = word.text.indexOf('=')
+  const name = word.text.slice(0, at).replace(/\[.*$/, '').replace(/\+$/, '')
+  if (codeVariables.test(name)) return `sets ${name}, which makes programs load or run other code (${name}=…)`
+  if (!commandVariables.has(name)) return null
+  const value = sliceWord(word, at + 1)
+  if (value.dynamicAt >= 0) return `sets ${name} to a command line known only when the command runs (${word.source})`
+  return classifyScript(value.text, { ...scope, nesting: scope.nesting + 1 })
+}
 
 /** A stage that would run its standard input as code: a shell or interpreter with no script argument. */
 function runsStdinAsCode(words: Word[]): boolean {
@@ -296,25 +351,42 @@ function runsStdinAsCode(words: Word[]): boolean {
 /** `sh <(curl …)`, `bash -c "$(curl …)"`, `eval "$(wget -O- …)"`, `source <(curl …)`, `bash < <(curl …)`. */
 function fedDownloadedCode(name: string, args: Word[], redirects: Redirect[]): boolean {
   if (!shells.has(name) && !interpreters.test(name) && name !== 'eval' && name !== 'source' && name !== '.') return false
-  const inputs = [...args, ...redirects.filter((redirect) => redirect.op === '<' && redirect.target).map((redirect) => redirect.target!)]
+  const inputs = [...args, ...redirects.filter((redirect) => (redirect.op === '<' || redirect.op === '<<<') && redirect.target).map((redirect) => redirect.target!)]
   return inputs.some((word) =>
     word.substitutions.some((inner) =>
-      parseShell(inner).some(
-        (node) => node.kind === 'pipeline' && node.commands.some((command) => downloaders.has(commandName(unwrap(command.words).words))),
-      ),
+      parseShell(inner).some((node) => node.kind === 'pipeline' && node.commands.some((command) => downloaders.has(commandName(unwrap(command.words).words)))),
     ),
   )
 }
 
-/** The script of `sh -c SCRIPT` (also `-ec`, `-lc`, …), or null. */
-function inlineScript(args: Word[]): string | null {
+/** The script word of `sh -c SCRIPT` (also `-ec`, `-lc`, …), an empty word for `sh -c` alone, or null. */
+function inlineScript(args: Word[]): Word | null {
   for (let i = 0; i < args.length; i++) {
     const text = args[i]!.text
     if (!text.startsWith('-') || text === '-' || text === '--') return null
-    if (/^-[a-zA-Z]*c[a-zA-Z]*$/.test(text)) return args[i + 1]?.text ?? ''
+    if (/^-[a-zA-Z]*c[a-zA-Z]*$/.test(text)) return args[i + 1] ?? makeWord('', '', [], '')
     if (text === '-o' || text === '-O' || text === '+O' || text === '+o') i += 1
   }
   return null
+}
+
+/** The script file of `sh [options] FILE …`, or null when it reads stdin. */
+function scriptFile(args: Word[]): Word | null {
+  const rest = skipOptions(args, ['-o', '-O', '+o', '+O', '--rcfile', '--init-file'])
+  return rest[0] && rest[0].text !== '-' ? rest[0] : null
+}
+
+function sshRunsCommand(args: string[]): boolean {
+  const valued = new Set(['-b', '-c', '-D', '-E', '-e', '-F', '-I', '-i', '-J', '-L', '-l', '-m', '-O', '-o', '-p', '-Q', '-R', '-S', '-W', '-w', '-B'])
+  let i = 0
+  while (i < args.length && args[i]!.startsWith('-')) i += valued.has(args[i]!) ? 2 : 1
+  return args.length > i + 1
+}
+
+function classifyCrontab(args: string[]): Reason {
+  if (args.some((arg) => /^-[a-z]*r/.test(arg))) return 'deletes the crontab (crontab -r)'
+  if (args.length === 0 || args.every((arg) => arg === '-l' || arg.startsWith('-u'))) return null
+  return 'installs a crontab, commands that run later on their own (crontab)'
 }
 
 function killsEveryProcess(args: string[]): boolean {
@@ -325,15 +397,17 @@ function killsEveryProcess(args: string[]): boolean {
   return args.length > signalValued && args.slice(signalValued).includes('-1')
 }
 
-function classifyFind(args: Word[], scope: Scope, nested: Scope): Reason {
+function classifyFind(args: Word[], scope: Scope): Reason {
   for (let i = 0; i < args.length; i++) {
     const text = args[i]!.text
     if (text === '-delete') return 'deletes files (find -delete)'
     if (['-exec', '-execdir', '-ok', '-okdir'].includes(text)) {
       const end = args.findIndex((word, index) => index > i && (word.text === ';' || word.text === '+'))
       const inner = args.slice(i + 1, end < 0 ? args.length : end)
-      const reason = classifySimpleCommand({ words: inner, redirects: [] }, { ...nested, cwd: scope.cwd }, true)
-      if (reason) return reason.includes('(') ? reason.replace(/\(([^)]*)\)/, `(find ${text} $1)`) : reason
+      const reason = classifySimpleCommand({ words: inner, redirects: [] }, { ...scope, nesting: scope.nesting + 1 }, false)
+      if (reason) return reason.includes('(') ? reason.replace(/\(([^)]*)\)$/, `(find ${text} $1)`) : reason
+      const name = commandName(unwrap(inner).words)
+      if (name && !readOnly.has(name)) return `runs ${name} on every file find lists (find ${text} ${name})`
       if (end < 0) break
       i = end
     }
@@ -341,50 +415,15 @@ function classifyFind(args: Word[], scope: Scope, nested: Scope): Reason {
   return null
 }
 
-function classifyGit(args: Word[], scope: Scope): Reason {
-  // Global options before the subcommand: -C DIR, -c KEY=VALUE, --git-dir=…, --no-pager, …
-  let i = 0
-  while (i < args.length && args[i]!.text.startsWith('-')) {
-    i += ['-C', '-c', '--git-dir', '--work-tree', '--namespace', '--exec-path'].includes(args[i]!.text) ? 2 : 1
-  }
-  const sub = args[i]?.text
-  const rest = args.slice(i + 1).map((word) => word.text)
-  const has = (...flags: string[]): boolean => rest.some((arg) => flags.includes(arg))
-  const hasShort = (letter: string): boolean => rest.some((arg) => /^-[a-zA-Z]+$/.test(arg) && arg.includes(letter))
-  switch (sub) {
-    case 'push': {
-      if (has('--delete') || hasShort('d') || rest.some((arg) => arg.startsWith(':') && arg.length > 1)) {
-        return 'pushes with git, deleting a remote branch (git push --delete)'
-      }
-      const forced = has('--force', '--force-with-lease', '--force-if-includes', '--mirror') || hasShort('f') ||
-        rest.some((arg) => arg.startsWith('--force-with-lease=') || (arg.startsWith('+') && arg.length > 1))
-      return forced ? 'force-pushes with git (git push --force)' : 'pushes with git (git push)'
-    }
-    case 'clean':
-      return has('-n', '--dry-run') || hasShort('n') ? null : 'deletes untracked files (git clean)'
-    case 'rm':
-      return has('--cached') ? null : 'deletes files (git rm)'
-    case 'reset':
-      return has('--hard', '--merge', '--keep') ? 'discards uncommitted changes (git reset --hard)' : null
-    case 'checkout':
-      return has('-f', '--force', '--', '.') || hasShort('f') ? 'discards uncommitted changes (git checkout)' : null
-    case 'restore':
-      return (has('--staged', '-S') && !has('--worktree', '-W')) ? null : 'discards uncommitted changes (git restore)'
-    case 'stash':
-      return rest[0] === 'drop' || rest[0] === 'clear' ? `drops stashed changes (git stash ${rest[0]})` : null
-    case 'branch':
-      return has('-D') || (has('-d', '--delete') && has('-f', '--force')) ? 'deletes a branch (git branch -D)' : null
-    case 'filter-branch':
-    case 'filter-repo':
-      return `rewrites history (git ${sub})`
-    case 'clone': {
-      const positional = rest.filter((arg) => !arg.startsWith('-'))
-      const target = args.slice(i + 1).filter((word) => !word.text.startsWith('-'))[1]
-      return positional.length >= 2 && target ? writeOutside(target, scope, 'git clone') : null
-    }
-    default:
-      return null
-  }
+/** `npm exec`, `npm x`, `pnpm dlx`, `yarn exec`: they run any program, as npx does. */
+const packageRunner = (args: Word[]): boolean => ['exec', 'x', 'dlx'].includes(args.find((word) => !word.text.startsWith('-'))?.text ?? '')
+
+function classifyPackageRunner(name: string, args: Word[], scope: Scope): Reason {
+  const at = args.findIndex((word) => !word.text.startsWith('-'))
+  const call = args.findIndex((word) => word.text === '-c' || word.text === '--call')
+  if (call >= 0 && args[call + 1]) return classifyLine([args[call + 1]!], `${name} exec -c`, scope)
+  const words = skipOptions(args.slice(at + 1), ['-p', '--package', '-w', '--workspace'])
+  return words.length > 0 ? classifySimpleCommand({ words, redirects: [] }, { ...scope, nesting: scope.nesting + 1 }, false) : null
 }
 
 function classifyPackageManager(name: string, args: string[]): Reason {
@@ -393,73 +432,4 @@ function classifyPackageManager(name: string, args: string[]): Reason {
   const global = args.some((arg) => ['-g', '--global', '--location=global'].includes(arg)) || (name === 'yarn' && sub === 'global')
   const installs = ['install', 'i', 'add', 'uninstall', 'remove', 'rm', 'un', 'update', 'up', 'link', 'global'].includes(sub ?? '')
   return global && installs ? `writes outside the project (${name} global install)` : null
-}
-
-/** Commands that write to paths given as arguments: judged by where those paths are. */
-function classifyWriter(name: string, args: Word[], scope: Scope): Reason {
-  const text = args.map((word) => word.text)
-  switch (name) {
-    case 'touch':
-    case 'mkdir':
-    case 'tee':
-      return firstReason(positionals(args, new Set(['-m', '-d', '-t', '-r', '--mode', '--date', '--reference'])), (word) => writeOutside(word, scope, name))
-    case 'cp':
-    case 'install':
-    case 'ln': {
-      const valued = new Set(['-t', '-S', '-m', '-o', '-g', '--target-directory', '--suffix', '--mode', '--owner', '--group'])
-      const targetFlag = text.findIndex((arg) => arg === '-t' || arg === '--target-directory')
-      const attached = args.find((word) => word.text.startsWith('--target-directory='))
-      const files = positionals(args, valued)
-      if (name === 'install' && text.some((arg) => arg === '-d' || arg === '--directory')) {
-        return firstReason(files, (word) => writeOutside(word, scope, name))
-      }
-      const target = targetFlag >= 0 ? args[targetFlag + 1] : attached ? { ...attached, text: attached.text.slice('--target-directory='.length) } : files.length >= 2 ? files.at(-1) : undefined
-      if (!target) return null
-      const outside = writeOutside(target, scope, name)
-      if (outside) return outside
-      const noClobber = text.some((arg) => ['-n', '--no-clobber', '--update=none', '--update=none-fail'].includes(arg))
-      const mayOverwrite = name === 'ln' ? text.some((arg) => arg === '--force' || /^-[a-zA-Z]*f/.test(arg)) : !noClobber
-      if (mayOverwrite && targetFlag < 0 && !attached && isExistingFile(target, scope)) return `overwrites an existing file (${name})`
-      return null
-    }
-    case 'rsync':
-    case 'scp': {
-      if (name === 'rsync' && text.some((arg) => arg.startsWith('--delete') || arg === '--remove-source-files')) return 'deletes files (rsync --delete)'
-      const files = positionals(args, new Set(['-e', '-i', '-P', '-o', '-F', '-J', '-l', '--rsh', '--exclude', '--include', '--filter', '--exclude-from', '--include-from', '--files-from']))
-      const target = files.length >= 2 ? files.at(-1)! : undefined
-      if (!target) return null
-      if (/^[^/]*:/.test(target.text)) return `writes outside the project (${name} to another machine)`
-      return writeOutside(target, scope, name)
-    }
-    case 'sed':
-    case 'perl':
-      if (!text.some((arg) => arg.startsWith('--in-place') || /^-[a-zA-Z]*i/.test(arg))) return null
-      return firstReason(positionals(args, new Set(['-e', '-f', '-l', '--expression', '--file'])), (word) => writeOutside(word, scope, `${name} -i`))
-    case 'curl':
-    case 'wget': {
-      const valued = name === 'curl' ? ['-o', '--output', '--output-dir'] : ['-O', '--output-document', '-P', '--directory-prefix', '-o', '--output-file', '-a', '--append-output']
-      return firstReason(optionValues(args, valued), (word) => (word.text === '-' ? null : writeOutside(word, scope, name)))
-    }
-    case 'tar': {
-      const extracting = text.some((arg) => arg === '--extract' || arg === '--get' || /^-?[a-zA-Z]*x/.test(arg))
-      return extracting ? firstReason(optionValues(args, ['-C', '--directory']), (word) => writeOutside(word, scope, 'tar -C')) : null
-    }
-    case 'unzip':
-      return firstReason(optionValues(args, ['-d']), (word) => writeOutside(word, scope, 'unzip -d'))
-    default:
-      return null
-  }
-}
-
-function classifyRedirect(redirect: Redirect, scope: Scope): Reason {
-  const writes = ['>', '>>', '>|', '&>', '&>>', '<>'].includes(redirect.op) || (redirect.op === '>&' && !!redirect.target && !/^(\d+|-)$/.test(redirect.target.text))
-  if (!writes || !redirect.target) return null
-  return writeOutside(redirect.target, scope, redirect.op)
-}
-
-function writeOutside(word: Word, scope: Scope, via: string): Reason {
-  const place = locate(word, scope)
-  if (place === 'device') return `writes to a device (${via} ${word.text})`
-  if (place === 'outside') return `writes outside the project (${via} ${word.text})`
-  return null
 }

@@ -2,7 +2,7 @@
 import { existsSync, realpathSync, statSync } from 'node:fs'
 import { homedir, tmpdir } from 'node:os'
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path'
-import type { Word } from './shell-words'
+import type { Word } from './words'
 
 /** Where the classifier stands while it reads a command line. */
 export interface Scope {
@@ -21,33 +21,77 @@ let tempFolders: string[] | undefined
 export const defaultTemporaryFolders = (): string[] =>
   (tempFolders ??= [...new Set(['/tmp', '/var/tmp', '/dev/shm', tmpdir()].filter((folder) => existsSync(folder)).map(realPathOf))])
 
+export type Place = 'inside' | 'git' | 'temporary' | 'stream' | 'device' | 'outside' | 'unknown'
+
+export interface Location {
+  place: Place
+  /** For `unknown`: why the place cannot be told before the command runs. */
+  why?: string
+}
+
 /**
- * Where a path argument points: inside the project, a temporary folder, a stream (/dev/null…),
- * a device, outside, or unknown (a variable we cannot expand, or a relative path after `cd` to
- * one). Judged by the real path of its nearest existing ancestor, so a symlink out is outside.
+ * What a glob in a path may do: `refuse` makes the place unknown (a glob can pick a symlink out,
+ * or `..`); `last-component` judges a glob in the last component by its folder (`src/*.ts` is in
+ * src; for commands that replace a symlink rather than write through it, like `sed -i`).
  */
-export function locate(word: Word, scope: Scope): 'inside' | 'temporary' | 'stream' | 'device' | 'outside' | 'unknown' {
-  let path = word.text
-  if (word.dynamicAt >= 0) {
-    path = path.replace(/^\$(\{HOME\}|HOME)(?=\/|$)/, homedir()).replace(/^\$(\{TMPDIR\}|TMPDIR)(?=\/|$)/, tmpdir())
-    if (scope.cwd) path = path.replace(/^\$(\{PWD\}|PWD)(?=\/|$)/, scope.cwd)
+export type GlobRule = 'refuse' | 'last-component'
+
+const unknown = (why: string): Location => ({ place: 'unknown', why })
+const knownVariable = /^\$(\{HOME\}|HOME|\{TMPDIR\}|TMPDIR|\{PWD\}|PWD)(?=\/|$)/
+
+/**
+ * Where a path argument points: inside the project, inside its .git folder, a temporary folder,
+ * a stream (/dev/null…), a device, outside, or unknown (a variable we cannot expand, a glob, a
+ * relative path after `cd` to one). Judged by the real path of its nearest existing ancestor, so
+ * a symlink out is outside. `$HOME`, `$TMPDIR`, `$PWD` and `~` are expanded; a path whose folder
+ * is outside is outside whatever follows it (`/etc/$x`).
+ */
+export function locate(word: Word, scope: Scope, globs: GlobRule = 'refuse'): Location {
+  let { text, marks } = word
+  if (/^[<>]\(…\)$/.test(text) && marks === 'dddd') return { place: 'stream' } // `> >(tee log)`: a pipe to a command read on its own
+  if (marks.includes('b')) return unknown('files a brace expansion names')
+  const variable = knownVariable.exec(text)
+  if (variable && /^d+$/.test(marks.slice(0, variable[0].length))) {
+    const name = variable[1]!.replace(/[{}]/g, '')
+    const value = name === 'HOME' ? homedir() : name === 'TMPDIR' ? tmpdir() : scope.cwd
+    if (value) {
+      text = value + text.slice(variable[0].length)
+      marks = 'l'.repeat(value.length) + marks.slice(variable[0].length)
+    }
   }
-  if (path === '~' || path.startsWith('~/')) path = homedir() + path.slice(1)
-  else if (path.startsWith('~')) return 'outside'
-  // A variable or glob left: judge the folder written before it (`/etc/$x` is under /etc).
-  const cut = Math.min(...[path.indexOf('$'), path.indexOf('`'), word.globAt >= 0 ? path.indexOf(word.text.slice(word.globAt, word.globAt + 1)) : -1].filter((index) => index >= 0), path.length)
-  if (cut < path.length) {
-    const prefix = path.slice(0, cut)
-    if (!prefix.includes('/')) return 'unknown'
-    path = prefix.slice(0, prefix.lastIndexOf('/') + 1) || '/'
+  if (text.startsWith('~') && marks[0] === 'l') {
+    const user = /^~([^/]*)/.exec(text)![1]!
+    const value = user === '' ? homedir() : user === '+' ? scope.cwd : null
+    if (!value) return unknown(user === '-' ? 'the previous working folder (~-)' : `another user's home folder (~${user})`)
+    text = value + text.slice(user.length + 1)
+    marks = 'l'.repeat(value.length) + marks.slice(user.length + 1)
   }
+  const dynamicAt = marks.indexOf('d')
+  const globAt = marks.indexOf('g')
+  if (dynamicAt < 0 && globAt < 0) {
+    const place = placeOf(text, scope)
+    return place === 'unknown' ? unknown('a path relative to a working folder known only when the command runs') : { place }
+  }
+  const cut = dynamicAt < 0 ? globAt : globAt < 0 ? dynamicAt : Math.min(dynamicAt, globAt)
+  const folder = text.slice(0, text.lastIndexOf('/', cut) + 1)
+  const folderPlace = folder === '' ? (scope.cwd ? placeOf(scope.cwd, scope) : 'unknown') : placeOf(folder, scope)
+  if (folderPlace === 'outside' || folderPlace === 'device') return { place: folderPlace }
+  if (dynamicAt >= 0) return unknown('a path known only when the command runs')
+  if (globs === 'refuse' || text.indexOf('/', globAt) >= 0) return unknown('files a glob picks when the command runs')
+  return folderPlace === 'unknown' ? unknown('a path relative to a working folder known only when the command runs') : { place: folderPlace }
+}
+
+/** Where a literal path points (see locate). */
+function placeOf(path: string, scope: Scope): Place {
   if (path === '') return 'unknown'
   if (streams.test(path)) return 'stream'
   if (!isAbsolute(path) && !scope.cwd) return 'unknown'
   const absolute = resolve(scope.cwd ?? '/', path)
   if (absolute.startsWith('/dev/') && !streams.test(absolute)) return 'device'
   const real = realPathOf(absolute)
-  if (isInside(scope.project, real)) return 'inside'
+  if (isInside(scope.project, real)) {
+    return relative(scope.project, real).split(sep).some((name) => name.toLowerCase() === '.git') ? 'git' : 'inside'
+  }
   if (scope.temporary.some((folder) => isInside(folder, real))) return 'temporary'
   return 'outside'
 }

@@ -3,13 +3,15 @@ import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'nod
 import { ToolError, describeFileError } from './types'
 
 export interface ProjectPath {
+  /** The project's real path. */
+  root: string
   /** The real absolute path (symlinks resolved as far as the path exists). */
   absolute: string
   /** Relative to the project's real root; '.' for the root itself. */
   relative: string
 }
 
-const isInside = (root: string, path: string): boolean => {
+export const isInside = (root: string, path: string): boolean => {
   const fromRoot = relative(root, path)
   return fromRoot === '' || (fromRoot !== '..' && !fromRoot.startsWith(`..${sep}`) && !isAbsolute(fromRoot))
 }
@@ -21,6 +23,8 @@ const isMissing = (error: unknown): boolean => (error as NodeJS.ErrnoException |
  * refuses it when that lies outside the project's real path: a symlink pointing outside is
  * outside. A path that does not exist yet is judged by its nearest existing ancestor's real
  * path; a broken symlink on the way is refused, since writing through it could land anywhere.
+ * This is a check at one moment: to open what it approved, use openProjectFile (project-file.ts),
+ * which refuses a symlink swapped in afterwards.
  */
 export async function resolveProjectPath(projectDir: string, input: string): Promise<ProjectPath> {
   if (input.includes('\0')) throw new ToolError('the path contains a NUL character')
@@ -28,7 +32,7 @@ export async function resolveProjectPath(projectDir: string, input: string): Pro
   const candidate = resolve(projectDir, input)
   const absolute = await realpathOfMaybeMissing(candidate, input)
   if (!isInside(root, absolute)) throw new ToolError(`${input}: the path is outside the project (${root})`)
-  return { absolute, relative: relative(root, absolute) || '.' }
+  return { root, absolute, relative: relative(root, absolute) || '.' }
 }
 
 async function realpathOfMaybeMissing(candidate: string, input: string): Promise<string> {

@@ -1,6 +1,5 @@
-import { readFile, stat } from 'node:fs/promises'
 import { z } from 'zod'
-import { resolveProjectPath } from './project-path'
+import { openProjectFile, readUpTo } from './project-file'
 import { ToolError, defineTool, describeFileError } from './types'
 
 /** Files larger than this are refused rather than read into memory. */
@@ -18,8 +17,7 @@ export const readFileTool = defineTool({
     'Read a text file of the project. Lines come numbered ("<line>\\t<text>") so you can cite path:line. Use offset and limit for parts of large files.',
   parameters,
   async execute(args, context) {
-    const { absolute, relative } = await resolveProjectPath(context.projectDir, args.path)
-    const text = await readText(absolute, args.path)
+    const { text, relative } = await readText(context.projectDir, args.path)
     if (text === '') return `(${relative} is empty)`
     const lines = text.split(/\r?\n/)
     if (lines.at(-1) === '') lines.pop()
@@ -33,15 +31,23 @@ export const readFileTool = defineTool({
   },
 })
 
-async function readText(absolute: string, shownPath: string): Promise<string> {
+/**
+ * The file's text. It is opened without following a symlink swapped in after the path check, and
+ * FIFOs, sockets and devices are refused (project-file.ts), so a read cannot hang or never end.
+ */
+async function readText(projectDir: string, shownPath: string): Promise<{ text: string; relative: string }> {
+  const file = await openProjectFile(projectDir, shownPath, 'read')
   try {
-    const info = await stat(absolute)
-    if (info.isDirectory()) throw new ToolError(`${shownPath} is a directory; use list_files`)
-    if (info.size > maxFileBytes) throw new ToolError(`${shownPath} is ${info.size} bytes; files over ${maxFileBytes} bytes are not read`)
-    const content = await readFile(absolute)
+    if (file.info.isDirectory()) throw new ToolError(`${shownPath} is a directory; use list_files`)
+    const tooBig = (size: number | string): ToolError => new ToolError(`${shownPath} is ${size} bytes; files over ${maxFileBytes} bytes are not read`)
+    if (file.info.size > maxFileBytes) throw tooBig(file.info.size)
+    const content = await readUpTo(file.handle, maxFileBytes, file.info.size)
+    if (content.length > maxFileBytes) throw tooBig(`now over ${maxFileBytes}`)
     if (content.subarray(0, 8192).includes(0)) throw new ToolError(`${shownPath} looks like a binary file`)
-    return content.toString('utf8')
+    return { text: content.toString('utf8'), relative: file.relative }
   } catch (error) {
     throw describeFileError(error, shownPath) ?? error
+  } finally {
+    await file.handle.close()
   }
 }

@@ -86,6 +86,34 @@ describe('search', () => {
     expect(result).toMatchObject({ ok: false, output: expect.stringMatching(/^Error: invalid regular expression \/load\(Config\/: .*/) })
   })
 
+  it('runs the pattern in linear time: a catastrophic-backtracking pattern answers at once', async () => {
+    // A backtracking engine takes about 2^40 steps here: the test would hang until vitest's timeout.
+    await put(project, { 'redos.txt': `${'a'.repeat(40)}b\n` })
+    expect((await search(project, { pattern: '(a+)+$', path: 'redos.txt' })).output).toBe('No matches for /(a+)+$/ in redos.txt; 1 file searched.')
+    expect((await search(project, { pattern: '(a|aa)+b', path: 'redos.txt' })).output).toBe(`redos.txt:1:${'a'.repeat(40)}b`)
+    expect((await search(project, { pattern: 'x', glob: `${'*a'.repeat(30)}*b` })).output).toMatch(/^No matches/)
+  })
+
+  it.each([
+    ['(a)\\1', /invalid escape sequence: `\\1`/],
+    ['load(?=Config)', /unsupported Perl syntax: `\(\?=`/],
+    ['(?!x)y', /unsupported Perl syntax: `\(\?!`/],
+    ['(?<=a)b', /invalid named capture/],
+  ])('says RE2 syntax is used when %s is refused', async (pattern, reason) => {
+    const result = await search(project, { pattern })
+    expect(result.ok).toBe(false)
+    expect(result.output).toMatch(reason)
+    expect(result.output).toMatch(/search uses RE2 syntax: no backreferences such as \\1, no lookahead or lookbehind/)
+  })
+
+  it('takes JavaScript escapes RE2 lacks, case-insensitive groups and anchors to the whole line', async () => {
+    expect((await search(project, { pattern: '\\u006coadConfig\\(\\)$', path: 'src' })).output).toBe('src/app.tsx:2:const c = loadConfig()')
+    expect((await search(project, { pattern: 'const (?i:loadconfig)', path: 'src' })).output).toBe('src/deep/util.ts:1:const LOADCONFIG = 1')
+    expect((await search(project, { pattern: '\\Afirst', path: 'docs' })).output).toMatch(/^No matches/)
+    expect((await search(project, { pattern: '\\ACall', path: 'docs' })).output).toBe('docs/guide.md:1:Call loadConfig first.')
+    expect((await search(project, { pattern: 'run\\.\\z' })).output).toBe('docs/guide.md:2:Then run.')
+  })
+
   it('stays inside the project and does not follow symlinks out', async () => {
     await symlink(outside, join(project, 'src', 'escape'))
     await symlink(join(outside, 'secret.ts'), join(project, 'secret-link.ts'))

@@ -1,7 +1,9 @@
-import type { Dirent } from 'node:fs'
+import { constants, type Dirent } from 'node:fs'
 import { open, readdir, stat } from 'node:fs/promises'
 import { join } from 'node:path'
+import { RE2JS, RE2JSException } from 're2js'
 import { z } from 'zod'
+import { isOpenFileInside, readUpTo, refuseSpecialFile } from './project-file'
 import { resolveProjectPath } from './project-path'
 import { ToolError, defineTool, describeFileError } from './types'
 
@@ -25,7 +27,7 @@ const parameters = z.object({
   pattern: z
     .string()
     .min(1)
-    .describe('A JavaScript regular expression matched against each line, e.g. "function\\\\s+load" (case-sensitive; start with "(?i)" to ignore case).'),
+    .describe('A regular expression in RE2 syntax (as in Go and ripgrep: like JavaScript\'s, without backreferences or lookaround) matched against each line, e.g. "function\\\\s+load" (case-sensitive; start with "(?i)" to ignore case).'),
   path: z.string().min(1).optional().describe('File or folder to search, relative to the project folder. Default: the project folder.'),
   glob: z
     .string()
@@ -37,27 +39,30 @@ const parameters = z.object({
 /**
  * Searches file contents with a regular expression: `path:line:text` hits, in path order, capped
  * at 200. Walks with fs (no external binary); skips heavy folders, binary files and files over
- * 2 MB; does not follow symbolic links.
+ * 2 MB; does not follow symbolic links. Patterns and globs run on RE2 (re2js), in time linear in
+ * the text: a pattern from a hostile file (`(a+)+$`) cannot stall the agent.
  */
 export const searchTool = defineTool({
   name: 'search',
   description:
-    'Search the contents of the project\'s files with a regular expression. Returns "path:line:text" hits (at most 200). Skips .git, node_modules, build output, binary files and files over 2 MB. Narrow it with path (a file or folder) and glob (e.g. "*.ts", "src/**/*.tsx").',
+    'Search the contents of the project\'s files with a regular expression (RE2 syntax: no backreferences or lookaround). Returns "path:line:text" hits (at most 200). Skips .git, node_modules, build output, binary files and files over 2 MB. Narrow it with path (a file or folder) and glob (e.g. "*.ts", "src/**/*.tsx").',
   parameters,
   async execute(args, context) {
     const regex = compilePattern(args.pattern)
     const matchesGlob = args.glob === undefined ? () => true : compileGlob(args.glob)
     const shownPath = args.path ?? '.'
-    const { absolute, relative } = await resolveProjectPath(context.projectDir, shownPath)
+    const { root, absolute, relative } = await resolveProjectPath(context.projectDir, shownPath)
     let isFolder: boolean
     try {
-      isFolder = (await stat(absolute)).isDirectory()
+      const info = await stat(absolute)
+      refuseSpecialFile(info, shownPath)
+      isFolder = info.isDirectory()
     } catch (error) {
       throw describeFileError(error, shownPath) ?? error
     }
     const prefix = relative === '.' ? '' : relative.split('\\').join('/')
     const files = isFolder ? await listFiles(absolute, prefix, matchesGlob, context.signal) : [{ absolute, relative: prefix }]
-    const { hits, capped, skipped } = await searchFiles(files, { line: regex, file: wholeFileFilter(regex) }, context.signal)
+    const { hits, capped, skipped } = await searchFiles(files, { line: regex, file: wholeFileFilter(args.pattern), root }, context.signal)
     const notes: string[] = []
     if (capped) notes.push(`[search stopped at ${maxSearchHits} hits; narrow the pattern, path or glob to see the rest]`)
     if (skipped > 0) notes.push(`[${skipped} file${skipped === 1 ? '' : 's'} over ${maxSearchFileBytes / 1024 / 1024} MB skipped]`)
@@ -69,14 +74,23 @@ export const searchTool = defineTool({
   },
 })
 
-/** The model's pattern as a RegExp; an invalid one is an error result. A leading `(?i)` ignores case. */
-export function compilePattern(pattern: string): RegExp {
-  const ignoreCase = pattern.startsWith('(?i)')
-  const source = ignoreCase ? pattern.slice(4) : pattern
+/**
+ * The model's pattern, compiled by RE2 (re2js), which matches in linear time: no catastrophic
+ * backtracking, so no backreferences or lookaround either. `(?i)` ignores case. A pattern RE2
+ * rejects gets a second try through re2js's translation of JavaScript syntax (`\u0041`, `\cJ`);
+ * when both fail, the error result gives RE2's message.
+ */
+export function compilePattern(pattern: string, flags = 0): RE2JS {
   try {
-    return new RegExp(source, ignoreCase ? 'i' : '')
+    return RE2JS.compile(pattern, flags)
   } catch (error) {
-    throw new ToolError(`invalid regular expression /${pattern}/: ${(error as Error).message.replace(/^Invalid regular expression: /, '')}`)
+    if (!(error instanceof RE2JSException)) throw error
+    try {
+      return RE2JS.compile(RE2JS.translateRegExp(pattern), flags)
+    } catch {
+      const reason = error.message.replace(/^error parsing regexp: /, '')
+      throw new ToolError(`invalid regular expression /${pattern}/: ${reason} (search uses RE2 syntax: no backreferences such as \\1, no lookahead or lookbehind)`)
+    }
   }
 }
 
@@ -114,14 +128,15 @@ export function compileGlob(glob: string): (relativePath: string) => boolean {
         source += `[${pattern.slice(i + 1, end).replace(/^!/, '^').replace(/\\/g, '\\\\')}]`
         i = end
       }
-    } else source += c.replace(/[.+^$()|\\/]/g, '\\$&')
+    } else source += c.replace(/[.+^$(){}|\\/]/g, '\\$&')
   }
   if (braces > 0) throw new ToolError(`invalid glob ${glob}: unclosed "{"`)
-  let regex: RegExp
+  let regex: RE2JS
   try {
-    regex = new RegExp(`^${source}$`)
+    regex = RE2JS.compile(`^${source}$`)
   } catch (error) {
-    throw new ToolError(`invalid glob ${glob}: ${(error as Error).message}`)
+    if (!(error instanceof RE2JSException)) throw error
+    throw new ToolError(`invalid glob ${glob}: ${error.message.replace(/^error parsing regexp: /, '')}`)
   }
   if (!pattern.includes('/')) return (path) => regex.test(path.slice(path.lastIndexOf('/') + 1))
   return (path) => regex.test(path)
@@ -163,27 +178,34 @@ async function listFiles(folder: string, prefix: string, matchesGlob: (path: str
 
 interface Matcher {
   /** Tested on each line (no line terminator). */
-  line: RegExp
+  line: RE2JS
   /** Tested on a whole file first, when that cannot miss a line's match: a file it rejects is skipped. */
-  file: RegExp | null
+  file: RE2JS | null
+  /** The project's real path: a file found is read only when its real path is inside it. */
+  root: string
 }
 
 /**
- * The line pattern with the `m` flag, tried on a whole file before splitting it into lines (most
+ * The line pattern in multi-line mode, tried on a whole file before splitting it into lines (most
  * files of a search have no hit). Any match within a line is then also a match in the file, except
- * through lookarounds that could see past the line end, so those patterns get no filter.
+ * through what anchors to the whole text: `\A`, `\z`, or a flag group turning multi-line off.
+ * Those patterns get no filter.
  */
-function wholeFileFilter(regex: RegExp): RegExp | null {
-  if (/\(\?<?[=!]/.test(regex.source)) return null
-  return new RegExp(regex.source, `${regex.flags}m`)
+function wholeFileFilter(pattern: string): RE2JS | null {
+  if (/\\[Az]|\(\?[a-zA-Z]*-/.test(pattern)) return null
+  try {
+    return compilePattern(pattern, RE2JS.MULTILINE)
+  } catch {
+    return null
+  }
 }
 
-async function searchFiles(files: FileToSearch[], regex: Matcher, signal?: AbortSignal): Promise<{ hits: string[]; capped: boolean; skipped: number }> {
+async function searchFiles(files: FileToSearch[], matcher: Matcher, signal?: AbortSignal): Promise<{ hits: string[]; capped: boolean; skipped: number }> {
   const hits: string[] = []
   let skipped = 0
   for (let start = 0; start < files.length; start += concurrency) {
     if (signal?.aborted) throw new ToolError('the search was stopped')
-    const batch = await Promise.all(files.slice(start, start + concurrency).map((file) => searchFile(file, regex)))
+    const batch = await Promise.all(files.slice(start, start + concurrency).map((file) => searchFile(file, matcher)))
     for (const result of batch) {
       if (result === 'too-big') {
         skipped += 1
@@ -198,15 +220,24 @@ async function searchFiles(files: FileToSearch[], regex: Matcher, signal?: Abort
   return { hits, capped: false, skipped }
 }
 
-/** The hits of one file (at most one more than the cap), [] when it is binary or unreadable. */
+/** Opened without following a symlink swapped in after the walk, and without waiting on a FIFO. */
+const searchOpenFlags = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0)
+
+/**
+ * The hits of one file (at most one more than the cap), [] when it is binary, unreadable, not a
+ * regular file, or (a folder on its path having become a symlink since the walk) outside the project.
+ */
 async function searchFile(file: FileToSearch, matcher: Matcher): Promise<string[] | 'too-big'> {
   let content: Buffer
   try {
-    const handle = await open(file.absolute, 'r')
+    const handle = await open(file.absolute, searchOpenFlags)
     try {
-      const { size } = await handle.stat()
-      if (size > maxSearchFileBytes) return 'too-big'
-      content = await handle.readFile()
+      const info = await handle.stat()
+      if (!info.isFile()) return []
+      if (info.size > maxSearchFileBytes) return 'too-big'
+      if (!(await isOpenFileInside(handle, file.absolute, matcher.root))) return []
+      content = await readUpTo(handle, maxSearchFileBytes, info.size)
+      if (content.length > maxSearchFileBytes) return 'too-big'
     } finally {
       await handle.close()
     }
