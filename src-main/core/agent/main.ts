@@ -4,6 +4,7 @@
  * it sends `ready`, waits for `start`, runs the loop, sends `done` and exits 0.
  */
 import { randomUUID } from 'node:crypto'
+import { setMaxListeners } from 'node:events'
 import { toAgentSchema, type AgentInit, type AgentOutcome, type ToSupervisor } from '../protocol/messages'
 import { emptyUsage } from '../trace/usage'
 import { connectToSupervisor } from './channel'
@@ -26,6 +27,8 @@ const send = (message: ToSupervisor): void => {
 }
 const link = new SupervisorLink(send, clock)
 const stop = new AbortController()
+// Every pending `task` call and approval listens on it: dozens at once are expected, not a leak.
+setMaxListeners(0, stop.signal)
 let started = false
 let finished = false
 

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import { availableParallelism } from 'node:os'
 import { builtinProfiles } from '../agent/profiles'
 import type { LoadedProfiles } from '../agent/profiles/load'
 import type { AgentStatus, EventType, TerminalReason } from '../trace/events'
@@ -44,8 +45,10 @@ export interface SupervisorOptions {
   newId?: (prefix: string) => string
   /** Time between asking an agent to end and forcing it (product.md §4: 2 s). */
   killGraceMs?: number
-  /** An agent process that has not said `ready` by then fails (30 s). */
+  /** An agent process that has not said `ready` by then fails (30 s), counted from its start. */
   readyTimeoutMs?: number
+  /** Agent processes starting at once (spawned, not yet ready); the rest wait. Default 2 per core. */
+  maxStartingProcesses?: number
   /** The scripted provider's waits; real time by default. */
   sleep?: Sleep
   /** Where keys are looked for to redact (besides the job's own); the process environment by default. */
@@ -81,6 +84,7 @@ export class Supervisor {
   private readonly approvals: ApprovalDesk
   private readonly models: ModelCalls
   private readonly readyTimeoutMs: number
+  private readonly starts: StartSlots
 
   constructor(private readonly options: SupervisorOptions) {
     this.now = options.now ?? (() => new Date())
@@ -89,6 +93,7 @@ export class Supervisor {
     this.trace = new TraceEmitter(options.sink, this.now)
     this.approvals = new ApprovalDesk(this.trace, (agent, message) => this.send(agent, message))
     this.readyTimeoutMs = options.readyTimeoutMs ?? 30_000
+    this.starts = new StartSlots(options.maxStartingProcesses ?? Math.max(2, 2 * availableParallelism()))
     const sleep = options.sleep ?? realSleep
     this.models = new ModelCalls({
       providerFor: (agent) => (agent.provider ??= createProvider(providerConfig(agent), { sleep, prices: agent.job.context.prices })),
@@ -341,17 +346,25 @@ export class Supervisor {
       total_token_budget: agent.profile.total_token_budget ?? job.settings.job_token_budget,
       ...projectInstructionsData(agent),
     })
+    const timeoutMs = job.settings.agent_timeout_ms ?? (agent.parent ? job.settings.subagent_timeout_ms : null)
+    if (timeoutMs) setTimeout(() => this.stop(agent, 'failed', 'timeout'), timeoutMs).unref()
+    this.starts.run(agent, () => this.startProcess(agent, firstMessage))
+  }
+
+  /** Starts the agent's process, once a start slot is free (see StartSlots). */
+  private startProcess(agent: AgentRuntime, firstMessage: string): void {
+    // Stopped while it waited for a slot: it ended without a process.
+    if (agent.ended || agent.stopping) return this.starts.release(agent)
     let process
     try {
       process = this.options.host.spawn({ agentId: agent.id })
     } catch (error) {
+      this.starts.release(agent)
       this.trace.agent(agent, 'error', { message: `could not start the agent process: ${errorText(error)}` })
       this.finish(agent, { status: 'failed', terminalReason: 'crashed', result: null, summary: 'the agent process could not start' })
       return
     }
     agent.process = process
-    const timeoutMs = job.settings.agent_timeout_ms ?? (agent.parent ? job.settings.subagent_timeout_ms : null)
-    if (timeoutMs) setTimeout(() => this.stop(agent, 'failed', 'timeout'), timeoutMs).unref()
     agent.readyTimer = setTimeout(() => {
       this.trace.agent(agent, 'error', { message: `the agent process did not say ready within ${this.readyTimeoutMs / 1000} s` })
       this.stop(agent, 'failed', 'crashed')
@@ -382,6 +395,7 @@ export class Supervisor {
       case 'ready':
         if (agent.readyTimer) clearTimeout(agent.readyTimer)
         agent.readyTimer = null
+        this.starts.release(agent)
         this.send(agent, { type: 'start', init: agentInit(agent, firstMessage) })
         return
       case 'event':
@@ -473,6 +487,7 @@ export class Supervisor {
   private onAgentExit(agent: AgentRuntime, code: number | null, signal: string | null): void {
     if (agent.forceKillTimer) clearTimeout(agent.forceKillTimer)
     if (agent.readyTimer) clearTimeout(agent.readyTimer)
+    this.starts.release(agent)
     agent.process = null
     // However the agent ended (even SIGKILLed), nothing it started outlives it.
     for (const group of agent.groups) killGroup(group)
@@ -612,5 +627,36 @@ function killGroup(pgid: number): void {
     process.kill(-pgid, 'SIGKILL')
   } catch {
     // Already gone.
+  }
+}
+
+/**
+ * How many agent processes may be starting at once. Fifty children granted together would
+ * otherwise all load at the same moment on a few cores: each takes longer than it would alone,
+ * the first model calls wait for the slowest, and under load some miss the ready timeout (seen
+ * on 2 cores). Past the limit, a start waits until an earlier process is ready or gone.
+ */
+class StartSlots {
+  private readonly holders = new Set<AgentRuntime>()
+  private readonly waiting: { agent: AgentRuntime; start: () => void }[] = []
+
+  constructor(private readonly limit: number) {}
+
+  run(agent: AgentRuntime, start: () => void): void {
+    if (this.holders.size < this.limit) {
+      this.holders.add(agent)
+      start()
+    } else {
+      this.waiting.push({ agent, start })
+    }
+  }
+
+  /** The agent's process is ready, gone, or never started: its slot goes to the next. */
+  release(agent: AgentRuntime): void {
+    if (!this.holders.delete(agent)) return
+    const next = this.waiting.shift()
+    if (!next) return
+    this.holders.add(next.agent)
+    next.start()
   }
 }
