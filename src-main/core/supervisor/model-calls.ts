@@ -24,8 +24,8 @@ export interface ModelCallsOptions {
   refusal(agent: AgentRuntime): string | null
   /** Every call that ended, finished or cut short: the one place usage is counted. */
   onCallEnd(agent: AgentRuntime, record: CallRecord): void
-  /** Removes known keys from what goes to the model. */
-  redact<T>(agent: AgentRuntime, value: T): T
+  /** Removes known keys from an error text (a provider may echo what it was sent). */
+  redact(agent: AgentRuntime, text: string): string
   now(): number
 }
 
@@ -38,13 +38,14 @@ export interface ModelCallsOptions {
 export class ModelCalls {
   constructor(private readonly options: ModelCallsOptions) {}
 
+  /** `messages` come redacted: the supervisor takes known keys out of all an agent sends. */
   start(agent: AgentRuntime, callId: string, messages: ProviderMessage[], tools: ToolDefinition[]): void {
     const refusal = this.options.refusal(agent)
     if (refusal) return this.fail(agent, callId, new ProviderError('aborted', refusal))
     if (agent.calls.has(callId)) return this.fail(agent, callId, new ProviderError('other', `model call ${callId} is already running`))
     const abort = new AbortController()
     agent.calls.set(callId, abort)
-    void this.run(agent, callId, this.options.redact(agent, messages), tools, abort.signal).finally(() => agent.calls.delete(callId))
+    void this.run(agent, callId, messages, tools, abort.signal).finally(() => agent.calls.delete(callId))
   }
 
   /** The agent gave up on a call (its own abort): stop streaming it. */

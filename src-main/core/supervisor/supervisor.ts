@@ -100,7 +100,7 @@ export class Supervisor {
       send: (agent, message) => this.send(agent, message),
       refusal: (agent) => this.modelCallRefusal(agent),
       onCallEnd: (agent, record) => this.recordCall(agent, record),
-      redact: (agent, value) => agent.job.redactor.value(value),
+      redact: (agent, text) => agent.job.redactor.text(text),
       now: () => Date.now(),
     })
   }
@@ -387,7 +387,9 @@ export class Supervisor {
       this.trace.agent(agent, 'error', { message: `invalid message from the agent process: ${parsed.error.issues[0]?.message ?? 'unknown'}` })
       return
     }
-    const message: ToSupervisor = parsed.data
+    // Whatever an agent sends may quote a key it read (tool output, a task prompt, a command to
+    // approve, its result): taken out here, before anything is traced or sent to a model.
+    const message: ToSupervisor = agent.job.redactor.value(parsed.data)
     // Process groups are tracked to the end: a group reported after `done` must still be ended.
     if (message.type === 'process') return this.trackGroup(agent, message.pgid, message.running)
     if (agent.ended) return
@@ -420,13 +422,12 @@ export class Supervisor {
     }
   }
 
-  private onAgentEvent(agent: AgentRuntime, type: EventType, ts: string, raw: Record<string, unknown>): void {
+  private onAgentEvent(agent: AgentRuntime, type: EventType, ts: string, data: Record<string, unknown>): void {
     if (!agentEventTypes.has(type)) {
       // job.*, agent.*, llm.call, subagent.*, approval.*, control and budget.* are the supervisor's to record.
       this.trace.agent(agent, 'error', { message: `the agent process sent a "${type}" event, which only the supervisor records; it was dropped` })
       return
     }
-    const data = agent.job.redactor.value(raw)
     if (type === 'tool.call' && typeof data.name === 'string') {
       agent.toolCalls += 1
       agent.toolUsage[data.name] = (agent.toolUsage[data.name] ?? 0) + 1
