@@ -14,6 +14,7 @@ import { extname, join, normalize, resolve, sep } from 'node:path'
 import { chromium, type Browser, type Page } from 'playwright-core'
 import { chromiumLaunchOptions } from '../e2e/support/chromium'
 import { installBenchPage, type BenchPage, type FpsResult, type PageConfig, type SettleResult, type UpdateKind, type UpdateResult } from './graph-page'
+import { contentTypes } from '../src-main/core/serve/static-files'
 
 const largest = Number(process.argv[2] ?? 2000)
 const sizes = [20, 200, largest]
@@ -29,16 +30,6 @@ if (!existsSync(join(rendererDir, 'index.html'))) {
 if (!existsSync(chromiumLaunchOptions.executablePath)) {
   console.error(`bench/graph.ts needs Chromium at ${chromiumLaunchOptions.executablePath} (or set CHROMIUM_PATH)`)
   process.exit(2)
-}
-
-const contentTypes: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.woff2': 'font/woff2',
-  '.json': 'application/json',
 }
 
 /** out/renderer as static files on 127.0.0.1, nothing else. */

@@ -1,10 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { createAnthropicProvider } from './anthropic'
 import { collectReply } from './collect'
-import { ProviderError } from './errors'
 import { anthropicErrors, startFakeAnthropic, type FakeAnthropicResponse } from './testing/fake-anthropic'
 import type { FakeServer } from './testing/fake-http'
 import type { ProviderEvent, ProviderRequest } from './types'
+import { failure } from './testing/failure'
 
 const apiKey = 'sk-ant-api03-test0123456789SECRET'
 const request: ProviderRequest = {
@@ -35,14 +35,6 @@ async function events(iterable: AsyncIterable<ProviderEvent>): Promise<ProviderE
   return all
 }
 
-const failure = (promise: Promise<unknown>): Promise<ProviderError> =>
-  promise.then(
-    () => expect.fail('the call should have failed'),
-    (error: unknown) => {
-      expect(error).toBeInstanceOf(ProviderError)
-      return error as ProviderError
-    },
-  )
 
 describe('the anthropic provider against a fake Messages server', () => {
   it('streams text and sends a cached system prompt, cached tools and max_tokens to /v1/messages', async () => {

@@ -6,13 +6,13 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { makeInit, runScripted } from '../agent/testing'
 import { createAnthropicProvider } from './anthropic'
 import { collectReply } from './collect'
-import { ProviderError } from './errors'
 import { createOpenAIProvider } from './openai'
 import type { StreamTimeouts } from './stream-watchdog'
 import { anthropicErrors, startFakeAnthropic, type FakeToolCall, type FaultyEnding } from './testing/fake-anthropic'
 import { proxyErrorPage, type CommonResponse, type FakeServer, type RetryAfter } from './testing/fake-http'
 import { openaiErrors, startFakeOpenAI } from './testing/fake-openai'
 import type { Provider, ProviderRequest } from './types'
+import { failure } from './testing/failure'
 
 /**
  * Faults, for both HTTP providers, with the real SDKs against the local fakes: 429 storms, 5xx
@@ -79,14 +79,6 @@ const request: ProviderRequest = {
 const short: StreamTimeouts = { first_output_ms: 500, idle_ms: 500 }
 const times = <T>(count: number, make: () => T): T[] => Array.from({ length: count }, make)
 
-const failure = (promise: Promise<unknown>): Promise<ProviderError> =>
-  promise.then(
-    () => expect.fail('the call should have failed'),
-    (error: unknown) => {
-      expect(error).toBeInstanceOf(ProviderError)
-      return error as ProviderError
-    },
-  )
 
 describe.each(subjects)('$kind survives faults', (subject) => {
   let server: FakeServer<Scripted>

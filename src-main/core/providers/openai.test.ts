@@ -1,11 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { collectReply } from './collect'
-import { ProviderError } from './errors'
 import { createOpenAIProvider } from './openai'
 import { split } from './testing/fake-http'
 import { openaiErrors, startFakeOpenAI, type FakeOpenAIResponse } from './testing/fake-openai'
 import type { FakeServer } from './testing/fake-http'
 import type { ProviderEvent, ProviderRequest } from './types'
+import { failure } from './testing/failure'
 
 const apiKey = 'sk-test-0123456789abcdefSECRET'
 const request: ProviderRequest = {
@@ -36,14 +36,6 @@ async function events(iterable: AsyncIterable<ProviderEvent>): Promise<ProviderE
   return all
 }
 
-const failure = (promise: Promise<unknown>): Promise<ProviderError> =>
-  promise.then(
-    () => expect.fail('the call should have failed'),
-    (error: unknown) => {
-      expect(error).toBeInstanceOf(ProviderError)
-      return error as ProviderError
-    },
-  )
 
 describe('the openai provider against a fake Chat Completions server', () => {
   it('streams text as deltas and sends a streaming request with usage, tools and parallel calls', async () => {

@@ -4,13 +4,15 @@ import type http from 'node:http'
 import path from 'node:path'
 import { describeError, refuse } from './replies'
 
-const contentTypes: Record<string, string> = {
+/** The content types of the built UI's files (also used by the graph bench's static server). */
+export const contentTypes: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
   '.js': 'text/javascript; charset=utf-8',
   '.css': 'text/css; charset=utf-8',
   '.svg': 'image/svg+xml',
   '.png': 'image/png',
   '.ico': 'image/x-icon',
+  '.woff2': 'font/woff2',
   '.json': 'application/json',
 }
 
