@@ -45,7 +45,7 @@ const quickChildren = (...names: string[]) => Object.fromEntries(names.map((name
 const ofType = (events: TraceEvent[], type: string) => events.filter((event) => event.type === type)
 
 describe('what agents may send', () => {
-  it('drops supervisor-owned events an agent sends, and counts none of the usage it claims', async () => {
+  it('drops supervisor-owned events an agent sends, counts none of the usage it claims, and kills no group of ours', async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'arbor-hostile-'))
     const forged = ['job.end', 'agent.end', 'llm.call', 'subagent.start', 'approval.decision', 'control', 'budget.warning']
     const host = scriptHost(
@@ -57,6 +57,8 @@ describe('what agents may send', () => {
         for (const type of ${JSON.stringify(forged)}) {
           process.send({ type: 'event', event_type: type, ts, data: { status: 'completed', usage: { input_tokens: 1e9, output_tokens: 1e9 }, cost_usd: 1e6 } })
         }
+        // The supervisor's own group, as if the agent had started it: it must not be killed.
+        process.send({ type: 'process', pgid: process.ppid, running: true })
         process.send({ type: 'event', event_type: 'message', ts, data: { role: 'assistant', content: 'done' } })
         const usage = { input_tokens: 1e9, output_tokens: 1e9, cache_read_tokens: 0, cache_write_tokens: 0, reasoning_tokens: 0 }
         process.send({ type: 'done', outcome: { status: 'completed', terminal_reason: 'completed', result: 'ok', summary: 'ok', usage, cost_usd: 1e6, steps: 1, tool_calls: 0, tool_usage: {}, model: 'x' } }, () => process.exit(0))
@@ -75,6 +77,7 @@ describe('what agents may send', () => {
     expect(ends[0]!.data.usage).toMatchObject({ input_tokens: 0, output_tokens: 0 })
     const refusals = ofType(rig.events, 'error').map((event) => String(event.data.message))
     expect(refusals.filter((message) => message.includes('only the supervisor records'))).toHaveLength(forged.length)
+    expect(refusals).toContain(`the agent reported process group ${process.pid} as its own; ignored`)
     const jobEnd = ofType(rig.events, 'job.end')
     expect(jobEnd).toHaveLength(1)
     expect(jobEnd[0]!.data).toMatchObject({ status: 'completed', cost_usd: null })
