@@ -469,7 +469,7 @@ export class Supervisor {
   private trackGroup(agent: AgentRuntime, pgid: number, running: boolean): void {
     // Never a group this process belongs to or stands for, whatever an agent reports.
     if (pgid <= 1 || pgid === process.pid || pgid === process.ppid || pgid === agent.process?.pid) {
-      this.trace.agent(agent, 'error', { message: `the agent reported process group ${pgid} as its own; ignored` })
+      if (!agent.ended) this.trace.agent(agent, 'error', { message: `the agent reported process group ${pgid} as its own; ignored` })
       return
     }
     if (running && agent.process) agent.groups.add(pgid)
