@@ -1,6 +1,7 @@
 /**
  * Store benchmark: events/second of (a) a bare better-sqlite3 insert loop (baseline), (b) the
- * TraceWriter with its projections, (c) JSONL export; each as a ratio to (a). Then import:
+ * TraceWriter with its projections, (b') the same for a job whose settings carry the load job's
+ * 1.6 MB script (a batch must not cost more for it), (c) JSONL export; each as a ratio to (a). Then import:
  * (d) a bare loop that reads the exported file, parses each line and inserts it (the floor of any
  * import), and (e) importTraceFile, which also validates every line and projects the tree, as a
  * ratio to (d).
@@ -10,10 +11,11 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
-import { openDatabase } from '../src-main/core/store/database'
+import { openDatabase, type SqliteDatabase } from '../src-main/core/store/database'
 import { exportJobJsonl } from '../src-main/core/store/export'
 import { importTraceFile, readLinesSync } from '../src-main/core/store/import-job'
 import { TraceWriter } from '../src-main/core/store/trace-writer'
+import { defaultLoadShape, loadJobSettings } from '../src-main/core/testing/load-job'
 import type { NewTraceEvent } from '../src-main/core/trace/events'
 import type { Job } from '../src-main/core/trace/model'
 import { emptyUsage } from '../src-main/core/trace/usage'
@@ -78,6 +80,20 @@ function makeEvents(count: number): NewTraceEvent[] {
   return events
 }
 
+/** Appends every event to a new writer for `target` (batches of 1000 committed with projections), then flushes. */
+function writeAll(db: SqliteDatabase, target: Job, events: NewTraceEvent[]): { ms: number; commits: number } {
+  const writer = new TraceWriter(db)
+  writer.createJob(target)
+  let commits = 0
+  writer.onCommit(() => commits++)
+  const written = time(() => {
+    for (const event of events) writer.append(event)
+    writer.flush()
+  })
+  writer.close()
+  return { ms: written.ms, commits }
+}
+
 function time<T>(run: () => T): { ms: number; value: T } {
   const started = performance.now()
   const value = run()
@@ -100,17 +116,13 @@ async function main(): Promise<void> {
     )
     bare.close()
 
-    // (b) the writer: append every event, batches of 1000 committed with projections, then flush.
+    // (b) the writer; (b') the writer for a job with the load job's script in its settings.
     const db = openDatabase(join(dir, 'writer.db'))
-    const writer = new TraceWriter(db)
-    writer.createJob(job)
-    let commits = 0
-    writer.onCommit(() => commits++)
-    const written = time(() => {
-      for (const event of events) writer.append(event)
-      writer.flush()
-    })
-    writer.close()
+    const written = writeAll(db, job, events)
+    const scripted = openDatabase(join(dir, 'scripted.db'))
+    const scriptedSettings = loadJobSettings(defaultLoadShape)
+    const scriptedWritten = writeAll(scripted, { ...job, settings: scriptedSettings }, events)
+    scripted.close()
 
     // (c) export the writer's job to a JSONL file.
     const file = join(dir, 'trace.jsonl')
@@ -144,7 +156,8 @@ async function main(): Promise<void> {
     const baseRate = rate(events.length, baseline.ms)
     const rows: [string, number, number][] = [
       ['(a) bare insert loop, 1 transaction', events.length, baseline.ms],
-      [`(b) TraceWriter + projections, ${commits} commits`, events.length, written.ms],
+      [`(b) TraceWriter + projections, ${written.commits} commits`, events.length, written.ms],
+      [`(b') (b), ${(JSON.stringify(scriptedSettings).length / 1e6).toFixed(1)} MB script in settings`, events.length, scriptedWritten.ms],
       [`(c) export JSONL (${(statSync(file).size / 1e6).toFixed(1)} MB)`, lines, exportMs],
     ]
     console.log(`store bench: ${events.length} events, ${agentsPerJob} agents, node ${process.version}`)

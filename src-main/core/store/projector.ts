@@ -3,27 +3,44 @@ import type { TraceEvent } from '../trace/events'
 import type { AgentNode, Job } from '../trace/model'
 import { reduceAgents, reduceJob } from '../trace/projection'
 import type { SqliteDatabase } from './database'
-import { agentColumns, agentFromRow, agentToRow, jobColumns, jobFromRow, jobToRow, type AgentRow, type JobRow } from './rows'
+import {
+  agentColumns,
+  agentFromRow,
+  agentToRow,
+  jobProgressColumns,
+  jobProgressFromRow,
+  jobProgressToRow,
+  type AgentRow,
+  type JobProgress,
+  type JobProgressRow,
+} from './rows'
 
 const mutableAgentColumns = agentColumns.split(', ').filter((column) => column !== 'id')
-const mutableJobColumns = jobColumns.split(', ').filter((column) => column !== 'id')
+const mutableJobColumns = jobProgressColumns.split(', ').filter((column) => column !== 'id')
+
+/**
+ * reduceJob is typed on a whole Job but reads and changes only its progress (trace/projection.ts),
+ * so it is handed the progress alone: a batch never reads settings, project, task or created_at.
+ */
+const reduceProgress = (progress: JobProgress, event: TraceEvent): JobProgress => reduceJob(progress as Job, event)
 
 /**
  * Applies the pure reducers of trace/projection.ts to the agents and jobs tables, one batch at
  * a time, inside the writer's transaction. Rows a batch touches are read once and kept here,
  * so many events for one agent cost one read; each changed row is written once, at the end of
- * the batch. `reset()` forgets everything (after commit or rollback).
+ * the batch. Of a job only its progress (rows.ts JobProgress) is read and written: the columns
+ * its events change. `reset()` forgets everything (after commit or rollback).
  */
 export class BatchProjector {
   private readonly agents = new Map<string, AgentNode | undefined>()
   /** Changed agents, in the order they were first changed, with the seq of that event. */
   private readonly changedAgents = new Map<string, number>()
-  private readonly jobs = new Map<string, Job | undefined>()
+  private readonly jobs = new Map<string, JobProgress | undefined>()
   private readonly changedJobs = new Set<string>()
   private readonly selectAgent: Statement<[string], AgentRow>
   private readonly upsertAgent: Statement<[AgentRow & { created_seq: number }]>
-  private readonly selectJob: Statement<[string], JobRow>
-  private readonly updateJob: Statement<[JobRow]>
+  private readonly selectJob: Statement<[string], JobProgressRow>
+  private readonly updateJob: Statement<[JobProgressRow]>
 
   constructor(db: SqliteDatabase) {
     this.selectAgent = db.prepare(`SELECT ${agentColumns} FROM agents WHERE id = ?`)
@@ -32,7 +49,7 @@ export class BatchProjector {
       `INSERT INTO agents (${agentColumns}, created_seq) VALUES (${agentNames.map((name) => '@' + name).join(', ')}, @created_seq)
        ON CONFLICT (id) DO UPDATE SET ${mutableAgentColumns.map((name) => `${name} = excluded.${name}`).join(', ')}`,
     )
-    this.selectJob = db.prepare(`SELECT ${jobColumns} FROM jobs WHERE id = ?`)
+    this.selectJob = db.prepare(`SELECT ${jobProgressColumns} FROM jobs WHERE id = ?`)
     this.updateJob = db.prepare(
       `UPDATE jobs SET ${mutableJobColumns.map((name) => `${name} = @${name}`).join(', ')} WHERE id = @id`,
     )
@@ -45,7 +62,7 @@ export class BatchProjector {
     }
     const job = this.getJob(event.job_id)
     if (!job) return
-    const next = reduceJob(job, event)
+    const next = reduceProgress(job, event)
     if (next === job) return
     this.jobs.set(job.id, next)
     this.changedJobs.add(job.id)
@@ -59,7 +76,7 @@ export class BatchProjector {
     }
     for (const id of this.changedJobs) {
       const job = this.jobs.get(id)
-      if (job) this.updateJob.run(jobToRow(job))
+      if (job) this.updateJob.run(jobProgressToRow(job))
     }
   }
 
@@ -78,10 +95,10 @@ export class BatchProjector {
     return node
   }
 
-  private getJob(id: string): Job | undefined {
+  private getJob(id: string): JobProgress | undefined {
     if (this.jobs.has(id)) return this.jobs.get(id)
     const row = this.selectJob.get(id)
-    const job = row ? jobFromRow(row) : undefined
+    const job = row ? jobProgressFromRow(row) : undefined
     this.jobs.set(id, job)
     return job
   }

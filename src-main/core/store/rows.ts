@@ -90,6 +90,35 @@ export const jobToRow = (job: Job): JobRow => ({
   imported: job.imported ? 1 : 0,
 })
 
+/**
+ * The part of a job its events change (trace/projection.ts reduceJob), with the id that names it.
+ * Project, task, settings and created_at are written once, by createJob, and never read back to
+ * project a batch: a scripted job's settings can hold megabytes of script.
+ */
+const jobProgressKeys = ['id', 'status', 'ended_at', 'auto_approve', 'spawn_paused', 'usage', 'cost_usd'] as const
+export type JobProgress = Pick<Job, (typeof jobProgressKeys)[number]>
+export type JobProgressRow = Pick<JobRow, (typeof jobProgressKeys)[number]>
+
+export const jobProgressFromRow = (row: JobProgressRow): JobProgress => ({
+  id: row.id,
+  status: row.status as JobStatus,
+  ended_at: row.ended_at,
+  auto_approve: row.auto_approve === 1,
+  spawn_paused: row.spawn_paused === 1,
+  usage: JSON.parse(row.usage) as Usage,
+  cost_usd: row.cost_usd,
+})
+
+export const jobProgressToRow = (progress: JobProgress): JobProgressRow => ({
+  id: progress.id,
+  status: progress.status,
+  ended_at: progress.ended_at,
+  auto_approve: progress.auto_approve ? 1 : 0,
+  spawn_paused: progress.spawn_paused ? 1 : 0,
+  usage: JSON.stringify(progress.usage),
+  cost_usd: progress.cost_usd,
+})
+
 export const agentFromRow = (row: AgentRow): AgentNode => ({
   id: row.id,
   job_id: row.job_id,
@@ -129,6 +158,8 @@ export const eventFromRow = (row: EventRow): TraceEvent => ({
 /** Column lists kept next to the row types so every SELECT returns exactly a row. */
 export const jobColumns =
   'id, project, task, settings, status, created_at, ended_at, auto_approve, spawn_paused, usage, cost_usd, imported'
+/** The columns of JobProgressRow, id first. */
+export const jobProgressColumns = jobProgressKeys.join(', ')
 /** Who runs a job (store/owner.ts); kept apart from jobColumns: not part of the job, never exported. */
 export const jobOwnerColumns = 'owner_token, owner_pid, owner_host, heartbeat_at'
 export const agentColumns =

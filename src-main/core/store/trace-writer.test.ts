@@ -5,7 +5,7 @@ import type { NewTraceEvent, TraceEvent } from '../trace/events'
 import { openDatabase, type SqliteDatabase } from './database'
 import { InvalidEventError, StoreError, UnknownJobError } from './errors'
 import { getEvents, getJobEvents } from './queries'
-import { fixedClock, jobId, rootId, sampleJob } from './testing/job-fixture'
+import { fixedClock, jobId, jobUsage, rootId, sampleJob } from './testing/job-fixture'
 import { useTempDir } from './testing/temp-dir'
 import { TraceWriter, type TraceWriterOptions } from './trace-writer'
 
@@ -151,6 +151,31 @@ describe('TraceWriter', () => {
     writer.close()
     expect(getJobEvents(db, jobId)).toHaveLength(2)
     expect(() => writer.append(messages(1)[0]!)).toThrow(/closed/)
+    db.close()
+  })
+
+  it('writes only the job columns its events change, and never reads the others', () => {
+    const { db, writer } = setup()
+    // Settings that are not JSON: a batch that parsed them would fail, one that rewrote them would restore them.
+    const fixed = { project: '/elsewhere', task: 'edited', settings: 'not JSON', created_at: '2024-01-01T00:00:00.000Z' }
+    db.prepare('UPDATE jobs SET project = @project, task = @task, settings = @settings, created_at = @created_at WHERE id = @id').run({ ...fixed, id: jobId })
+    const now = fixedClock('2025-03-01T11:00:00.000Z')
+    const jobEvent = (type: NewTraceEvent['type'], data: Record<string, unknown>): NewTraceEvent =>
+      ({ type, ts: now(), job_id: jobId, agent_id: null, parent_id: null, depth: null, data })
+    writer.append(jobEvent('control', { action: 'auto_approve', value: true }))
+    writer.append(jobEvent('control', { action: 'pause', target: jobId }))
+    writer.append(jobEvent('job.end', { status: 'completed', usage: jobUsage, cost_usd: 0.875 }))
+    writer.flush()
+    const row = db.prepare('SELECT project, task, settings, created_at, status, ended_at, auto_approve, spawn_paused, usage, cost_usd FROM jobs WHERE id = ?').get(jobId)
+    expect(row).toEqual({
+      ...fixed,
+      status: 'completed',
+      ended_at: '2025-03-01T11:00:02.000Z',
+      auto_approve: 1,
+      spawn_paused: 1,
+      usage: JSON.stringify(jobUsage),
+      cost_usd: 0.875,
+    })
     db.close()
   })
 
