@@ -1,6 +1,6 @@
 import type { Statement } from 'better-sqlite3'
 import type { TraceEvent } from '../trace/events'
-import type { AgentNode, Job } from '../trace/model'
+import type { AgentNode } from '../trace/model'
 import { reduceAgents, reduceJob } from '../trace/projection'
 import type { SqliteDatabase } from './database'
 import {
@@ -18,11 +18,6 @@ import {
 const mutableAgentColumns = agentColumns.split(', ').filter((column) => column !== 'id')
 const mutableJobColumns = jobProgressColumns.split(', ').filter((column) => column !== 'id')
 
-/**
- * reduceJob is typed on a whole Job but reads and changes only its progress (trace/projection.ts),
- * so it is handed the progress alone: a batch never reads settings, project, task or created_at.
- */
-const reduceProgress = (progress: JobProgress, event: TraceEvent): JobProgress => reduceJob(progress as Job, event)
 
 /**
  * Applies the pure reducers of trace/projection.ts to the agents and jobs tables, one batch at
@@ -62,7 +57,7 @@ export class BatchProjector {
     }
     const job = this.getJob(event.job_id)
     if (!job) return
-    const next = reduceProgress(job, event)
+    const next = reduceJob(job, event)
     if (next === job) return
     this.jobs.set(job.id, next)
     this.changedJobs.add(job.id)

@@ -1,5 +1,7 @@
 import type { AgentStatus, EventType, JobStatus, TerminalReason, TraceEvent } from '../trace/events'
-import type { AgentNode, Job, JobSettings } from '../trace/model'
+import type { AgentNode, Job, JobProgress, JobSettings } from '../trace/model'
+
+export type { JobProgress }
 import type { Usage } from '../trace/usage'
 
 /** Rows as better-sqlite3 returns them, and their conversion to and from the typed model. */
@@ -95,8 +97,7 @@ export const jobToRow = (job: Job): JobRow => ({
  * Project, task, settings and created_at are written once, by createJob, and never read back to
  * project a batch: a scripted job's settings can hold megabytes of script.
  */
-const jobProgressKeys = ['id', 'status', 'ended_at', 'auto_approve', 'spawn_paused', 'usage', 'cost_usd'] as const
-export type JobProgress = Pick<Job, (typeof jobProgressKeys)[number]>
+const jobProgressKeys = ['id', 'status', 'ended_at', 'auto_approve', 'spawn_paused', 'usage', 'cost_usd'] as const satisfies readonly (keyof JobProgress)[]
 export type JobProgressRow = Pick<JobRow, (typeof jobProgressKeys)[number]>
 
 export const jobProgressFromRow = (row: JobProgressRow): JobProgress => ({

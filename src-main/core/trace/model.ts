@@ -75,6 +75,9 @@ export interface Job {
   imported?: boolean
 }
 
+/** The part of a job its events change (projection.ts reduceJob), with the id that names it. */
+export type JobProgress = Pick<Job, 'id' | 'status' | 'ended_at' | 'auto_approve' | 'spawn_paused' | 'usage' | 'cost_usd'>
+
 /** One node of the delegation tree, projected from the trace (see projection.ts). */
 export interface AgentNode {
   id: string

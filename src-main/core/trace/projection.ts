@@ -1,5 +1,5 @@
 import type { AgentStatus, TerminalReason, TraceEvent } from './events'
-import type { AgentNode, Job } from './model'
+import type { AgentNode, JobProgress } from './model'
 import { addCost, addUsage, emptyUsage, type Usage } from './usage'
 
 /**
@@ -87,13 +87,14 @@ export function reduceAgents(event: TraceEvent, get: (id: string) => AgentNode |
   return [touched]
 }
 
-export function reduceJob(job: Job, event: TraceEvent): Job {
+/** A job's progress after one event; only the fields of JobProgress are read, so a job without its settings will do. */
+export function reduceJob<J extends JobProgress>(job: J, event: TraceEvent): J {
   const data = event.data
   switch (event.type) {
     case 'job.end':
       return {
         ...job,
-        status: (str(data.status) as Job['status'] | undefined) ?? 'failed',
+        status: (str(data.status) as JobProgress['status'] | undefined) ?? 'failed',
         ended_at: event.ts,
         usage: (data.usage as Usage | undefined) ?? job.usage,
         cost_usd: (data.cost_usd as number | null | undefined) ?? job.cost_usd,
