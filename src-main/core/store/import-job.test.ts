@@ -99,6 +99,26 @@ describe('importTraceFile', () => {
     db.close()
   })
 
+  it('imports a trace whose costs and usage are not numbers as unknown, instead of failing in SQLite', async () => {
+    // Found by the importer's fuzz test: a cost of [] reached a SQLite column and failed there.
+    const { lines, source } = await exportedTrace(tempDir())
+    source.close()
+    const damaged = lines.map((line) =>
+      line.includes('"type":"agent.end"') || line.includes('"type":"job.end"') || line.includes('"type":"llm.call"')
+        ? line.replace(/"cost_usd":[^,}]+/, '"cost_usd":[]').replace(/"usage":\{[^}]*\}/, '"usage":"lots"')
+        : line,
+    )
+    const file = join(tempDir(), 'damaged.jsonl')
+    writeFileSync(file, damaged.join('\n') + '\n')
+    const db = openDatabase(join(tempDir(), 'target.db'))
+    importTraceFile(db, file)
+    const job = getJob(db, jobId)
+    expect(job?.cost_usd).toBeNull()
+    expect(job?.usage.input_tokens).toBe(0)
+    expect(getAgents(db, jobId).every((agent) => agent.cost_usd === null)).toBe(true)
+    db.close()
+  })
+
   it('names a missing file', () => {
     const db = openDatabase(join(tempDir(), 'target.db'))
     expect(() => importTraceFile(db, join(tempDir(), 'nope.jsonl'))).toThrow(/Cannot read .*nope\.jsonl: ENOENT/)

@@ -60,14 +60,14 @@ export function reduceAgents(event: TraceEvent, get: (id: string) => AgentNode |
       touched.terminal_reason = (str(data.terminal_reason) as TerminalReason | undefined) ?? null
       touched.current_tool = null
       touched.ended_at = event.ts
-      if (data.usage) touched.usage = data.usage as Usage
-      if (data.cost_usd !== undefined) touched.cost_usd = data.cost_usd as number | null
+      if (usageOf(data.usage)) touched.usage = usageOf(data.usage)!
+      if (data.cost_usd !== undefined) touched.cost_usd = costOf(data.cost_usd)
       if (typeof data.steps === 'number') touched.steps = data.steps
       break
     case 'llm.call':
       touched.steps = node.steps + 1
-      touched.usage = addUsage(node.usage, (data.usage ?? {}) as Partial<Usage>)
-      touched.cost_usd = addCost(node.cost_usd, data.cost_usd as number | null | undefined)
+      touched.usage = addUsage(node.usage, usageOf(data.usage) ?? {})
+      touched.cost_usd = addCost(node.cost_usd, costOf(data.cost_usd))
       break
     case 'tool.call':
       touched.current_tool = str(data.name) ?? null
@@ -96,8 +96,8 @@ export function reduceJob<J extends JobProgress>(job: J, event: TraceEvent): J {
         ...job,
         status: (str(data.status) as JobProgress['status'] | undefined) ?? 'failed',
         ended_at: event.ts,
-        usage: (data.usage as Usage | undefined) ?? job.usage,
-        cost_usd: (data.cost_usd as number | null | undefined) ?? job.cost_usd,
+        usage: usageOf(data.usage) ?? job.usage,
+        cost_usd: costOf(data.cost_usd) ?? job.cost_usd,
       }
     case 'control':
       if (data.action === 'auto_approve') return { ...job, auto_approve: data.value === true }
@@ -136,3 +136,19 @@ function blankNode(jobId: string, id: string, ts: string): AgentNode {
 
 const str = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined)
 const num = (value: unknown): number | null => (typeof value === 'number' ? value : null)
+/** A cost as stored: a finite number, else unknown (a trace file may hold anything here). */
+const costOf = (value: unknown): number | null => (typeof value === 'number' && Number.isFinite(value) ? value : null)
+/**
+ * Usage as counted: each known count that is a whole number of zero or more (older traces may
+ * lack some; a trace file may hold anything); undefined when the value is not an object at all.
+ */
+const usageOf = (value: unknown): Usage | undefined => {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined
+  const usage = emptyUsage()
+  for (const key of usageKeys) {
+    const count = (value as Record<string, unknown>)[key]
+    if (typeof count === 'number' && Number.isSafeInteger(count) && count >= 0) usage[key] = count
+  }
+  return usage
+}
+const usageKeys = Object.keys(emptyUsage()) as (keyof Usage)[]
