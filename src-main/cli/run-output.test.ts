@@ -118,7 +118,7 @@ describe('arbor run output', () => {
     expect(jobCost).toBeGreaterThan(0)
     expect(lines[summaryAt]).toMatch(new RegExp(`^2 agents, ${tokensOf(jobEnd)} tokens, \\$\\d+\\.\\d{4}, \\d+\\.\\d s; trace in `))
     expect(lines[summaryAt]).toContain(`, ${formatCost(jobCost)}, `)
-  }, 20_000)
+  }, 60_000)
 
   it('--json prints exactly one JSON object on stdout that matches the trace; the tree goes to stderr', async () => {
     const { stdout, stderr, events, dbFile } = await arborRun(delegatingScripts, 'gpt-4o', ['--json'])
@@ -166,7 +166,7 @@ describe('arbor run output', () => {
     expect(stderr).toContain('■ root completed')
     expect(stderr).toContain('exported ')
     expect(stdout).not.toContain('■')
-  }, 20_000)
+  }, 60_000)
 
   it('shows no cost anywhere for a model without a price', async () => {
     const { stdout, stderr, events } = await arborRun(directScripts, 'my-local-model')
@@ -181,7 +181,7 @@ describe('arbor run output', () => {
     expect(outcome.agents.map((agent) => agent.cost_usd)).toEqual([null])
     expect(outcome.result).toBe(rootAnswer)
     expect(json.stdout + json.stderr).not.toContain('$')
-  }, 20_000)
+  }, 60_000)
 
   it('--json with a usage error prints nothing on stdout and exits 2', async () => {
     const failed = await exec(process.execPath, ['--import', 'tsx', cli, 'run', '--json'], { timeout: 15_000 }).then(
@@ -191,7 +191,7 @@ describe('arbor run output', () => {
     expect(failed?.code).toBe(2)
     expect(failed?.stdout).toBe('')
     expect(failed?.stderr).toContain('run needs --task TEXT')
-  }, 20_000)
+  }, 60_000)
 })
 
 const tokensOf = (event: TraceEvent): number => {
