@@ -3,21 +3,13 @@ import type { Job } from '../../../src-main/core/trace/model'
 import { emptyUsage } from '../../../src-main/core/trace/usage'
 import { eventFactory } from '../test-support/events'
 import { applyJobEvents, sortJobIds } from './jobs-events'
+import { defaultSettings } from '../../../src-main/core/trace/model'
 
 const job = (id: string, created_at: string): Job => ({
   id,
   project: '/p',
   task: 't',
-  settings: {
-    provider: 'scripted',
-    model: 'scripted',
-    light_model: null,
-    profile: 'general',
-    max_depth: 1,
-    max_concurrent_children: 3,
-    job_token_budget: null,
-    job_cost_budget: null,
-  },
+  settings: defaultSettings(),
   status: 'running',
   created_at,
   ended_at: null,
