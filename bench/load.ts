@@ -45,7 +45,7 @@ try {
   bare.close()
 
   // (b) the TraceWriter: every event checked, batched, projected, committed.
-  const events: NewTraceEvent[] = rows.map((row) => ({ ...row, data: JSON.parse(row.data) as Record<string, unknown> }))
+  const events = rows.map((row) => ({ ...row, data: JSON.parse(row.data) as unknown }) as NewTraceEvent)
   const db = openDatabase(join(dir, 'writer.db'))
   const writer = new TraceWriter(db)
   writer.createJob({ ...job, status: 'running', ended_at: null })

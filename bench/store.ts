@@ -69,7 +69,7 @@ function makeEvents(count: number): NewTraceEvent[] {
       parent_id: agent === 0 ? null : 'agent_0',
       depth: agent === 0 ? 0 : 1,
       data,
-    })
+    } as NewTraceEvent)
   for (let agent = 0; agent < agentsPerJob; agent++) {
     push(agent, 'agent.start', { profile: 'general', model: 'scripted', label: `agent ${agent}`, task: text, tools: ['read_file'], max_steps: 1000, context_token_budget: null, total_token_budget: null })
   }

@@ -22,15 +22,15 @@ export function answerRootApprovals(
   return ({ events }) => {
     for (const event of events) {
       if (event.type !== 'approval.request' || event.depth !== 0) continue
-      const approvalId = String(event.data.approval_id)
+      const { approval_id: approvalId } = event.data
       if (!interactive) {
         supervisor.decideApproval(approvalId, 'denied', 'auto_deny')
         continue
       }
       queue = queue.then(async () => {
         const prompt = createInterface(streams)
-        const command = printable(String(event.data.command)).replaceAll('\n', '\n    ')
-        const reason = printable(String(event.data.reason)).replaceAll('\n', ' ')
+        const command = printable(event.data.command).replaceAll('\n', '\n    ')
+        const reason = printable(event.data.reason).replaceAll('\n', ' ')
         const answer = await prompt.question(`\nThe root agent wants to run: ${command}\n(${reason}) Approve once? [y/N] `)
         prompt.close()
         supervisor.decideApproval(approvalId, /^y(es)?$/i.test(answer.trim()) ? 'approved' : 'denied')

@@ -1,5 +1,5 @@
 import type { ApiNotification } from '../core/api/contract'
-import type { TraceEvent } from '../core/trace/events'
+import type { EventData, TraceEvent } from '../core/trace/events'
 
 /** Prints the tree as it grows: one line per agent start, spawn decision and end. */
 export function printTree(write: (line: string) => void): (notification: ApiNotification) => void {
@@ -7,35 +7,36 @@ export function printTree(write: (line: string) => void): (notification: ApiNoti
   const line = (event: TraceEvent, depth: number, text: string): void => write(`${'  '.repeat(depth)}${text}`)
   return ({ events }) => {
     for (const event of events) {
-      const data = event.data
       const depth = event.depth ?? 0
       switch (event.type) {
         case 'job.start':
-          write(`job ${event.job_id}: ${String(data.task)}`)
+          write(`job ${event.job_id}: ${event.data.task}`)
           break
-        case 'agent.start':
-          labels.set(event.agent_id ?? '', String(data.label))
-          line(event, depth, `▶ ${String(data.label)} [${String(data.profile)}, ${String(data.model)}] started`)
+        case 'agent.start': {
+          const { label, profile, model } = event.data
+          labels.set(event.agent_id ?? '', label)
+          line(event, depth, `▶ ${label} [${profile}, ${model ?? 'no model'}] started`)
           break
+        }
         case 'subagent.held':
         case 'subagent.queued':
-          line(event, depth + 1, `… ${String(data.description)} ${event.type === 'subagent.held' ? 'held (spawning paused)' : 'queued'}`)
+          line(event, depth + 1, `… ${event.data.description} ${event.type === 'subagent.held' ? 'held (spawning paused)' : 'queued'}`)
           break
         case 'subagent.denied':
-          line(event, depth + 1, `✕ ${String(data.description)} denied: ${String(data.reason)}`)
+          line(event, depth + 1, `✕ ${event.data.description} denied: ${event.data.reason}`)
           break
         case 'agent.end': {
-          const usage = data.usage as { input_tokens: number; output_tokens: number } | undefined
-          const tokens = usage ? `, ${usage.input_tokens + usage.output_tokens} tokens` : ''
-          const cost = typeof data.cost_usd === 'number' ? `, ${formatCost(data.cost_usd)}` : ''
-          line(event, depth, `■ ${labels.get(event.agent_id ?? '') ?? 'agent'} ${String(data.status)} (${String(data.terminal_reason)}, ${String(data.steps)} steps${tokens}${cost})`)
+          const { usage, cost_usd, status, terminal_reason, steps } = event.data
+          const tokens = `, ${usage.input_tokens + usage.output_tokens} tokens`
+          const cost = cost_usd !== null ? `, ${formatCost(cost_usd)}` : ''
+          line(event, depth, `■ ${labels.get(event.agent_id ?? '') ?? 'agent'} ${status} (${terminal_reason}, ${steps} steps${tokens}${cost})`)
           break
         }
         case 'error':
-          line(event, depth, `! ${event.agent_id ? (labels.get(event.agent_id) ?? 'agent') : 'job'}: ${errorText(data)}`)
+          line(event, depth, `! ${event.agent_id ? (labels.get(event.agent_id) ?? 'agent') : 'job'}: ${errorText(event.data)}`)
           break
         case 'job.end':
-          write(`job ${event.job_id} ${String(data.status)}`)
+          write(`job ${event.job_id} ${event.data.status}`)
           break
         default:
           break
@@ -45,8 +46,7 @@ export function printTree(write: (line: string) => void): (notification: ApiNoti
 }
 
 /** An error event as one line; a profile file's problem names the file and field. */
-const errorText = (data: Record<string, unknown>): string =>
-  typeof data.file === 'string' ? `${data.file} (${String(data.field)}): ${String(data.message)}` : String(data.message)
+const errorText = ({ file, field, message }: EventData<'error'>): string => (file ? `${file} (${field ?? '?'}): ${message}` : message)
 
 /**
  * USD for a terminal line: cents from $1 up (`$1.25`), four decimals below (`$0.0031`), and two

@@ -3,7 +3,8 @@ import type { TraceEvent } from '../core/trace/events'
 import { noticesFor } from './notification-text'
 
 let seq = 0
-const event = (type: TraceEvent['type'], data: Record<string, unknown>, agent: { id: string | null; parent: string | null }): TraceEvent => ({
+const event = (type: TraceEvent['type'], data: Record<string, unknown>, agent: { id: string | null; parent: string | null }): TraceEvent =>
+  ({
   type,
   seq: ++seq,
   ts: '2026-12-01T10:00:00.000Z',
@@ -12,7 +13,7 @@ const event = (type: TraceEvent['type'], data: Record<string, unknown>, agent: {
   parent_id: agent.parent,
   depth: agent.id === null ? null : agent.parent === null ? 0 : 1,
   data,
-})
+  }) as TraceEvent
 
 describe('noticesFor', () => {
   it("notifies for the root's approval requests and for job ends, not for a subagent's auto-decided ones", () => {

@@ -22,9 +22,9 @@ export function noticesFor(events: readonly TraceEvent[], taskOf: (jobId: string
   for (const event of events) {
     const task = firstLine(taskOf(event.job_id) ?? event.job_id)
     if (event.type === 'approval.request' && event.parent_id === null && event.agent_id !== null) {
-      notices.push({ title: 'Arbor: approval needed', body: `${firstLine(String(event.data.command ?? ''))}\n${task}`, job_id: event.job_id })
+      notices.push({ title: 'Arbor: approval needed', body: `${firstLine(event.data.command)}\n${task}`, job_id: event.job_id })
     } else if (event.type === 'job.end') {
-      notices.push({ title: `Arbor: job ${String(event.data.status ?? 'ended')}`, body: task, job_id: event.job_id })
+      notices.push({ title: `Arbor: job ${event.data.status}`, body: task, job_id: event.job_id })
     }
   }
   return notices

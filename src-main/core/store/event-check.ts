@@ -1,4 +1,4 @@
-import { eventTypes, type NewTraceEvent } from '../trace/events'
+import { eventTypes, newEvent, type NewTraceEvent } from '../trace/events'
 import { InvalidEventError } from './errors'
 
 const knownTypes: ReadonlySet<string> = new Set(eventTypes)
@@ -27,5 +27,5 @@ export function checkEvent(event: NewTraceEvent): { event: NewTraceEvent; data: 
   } catch (error) {
     throw new InvalidEventError(`${type}: data is not serialisable as JSON (${(error as Error).message})`)
   }
-  return { event: { type, ts, job_id, agent_id, parent_id, depth, data }, data: serialized }
+  return { event: newEvent(type, { ts, job_id, agent_id, parent_id, depth }, data), data: serialized }
 }

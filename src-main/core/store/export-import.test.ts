@@ -2,6 +2,7 @@ import { readFileSync, writeFileSync, existsSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { Writable } from 'node:stream'
 import { describe, expect, it } from 'vitest'
+import { newEvent } from '../trace/events'
 import { addCost, addUsage, emptyUsage } from '../trace/usage'
 import { openDatabase, type SqliteDatabase } from './database'
 import { TraceParseError } from './errors'
@@ -79,7 +80,7 @@ describe('export and import', () => {
   it('streams with backpressure while the writer keeps committing on the same connection', async () => {
     const { db, writer } = storedJob()
     const extra = sampleJobEvents().slice(2, 3)
-    for (let index = 0; index < 3000; index++) writer.append({ ...extra[0]!, data: { role: 'user', content: `line ${index}` } })
+    for (let index = 0; index < 3000; index++) writer.append(newEvent('message', extra[0]!, { role: 'user', content: `line ${index}` }))
     writer.flush()
     const chunks: string[] = []
     let drains = 0
@@ -94,13 +95,15 @@ describe('export and import', () => {
       drains++
       // The export holds no open iterator while it waits: the writer can commit meanwhile.
       if (drains === 1) {
-        writer.append({ ...extra[0]!, data: { role: 'user', content: 'written during export' } })
+        writer.append(newEvent('message', extra[0]!, { role: 'user', content: 'written during export' }))
         writer.flush()
       }
     })
     const lines = await exportJobJsonl(db, jobId, slow, { now: exportedAt, chunkRows: 500 })
     expect(drains).toBeGreaterThan(10)
     expect(lines).toBe(1 + 18 + 3000) // events committed after the export began are not in it
+    // The export hands its last lines to the stream; they reach `write` once the stream drains.
+    await new Promise((resolve) => slow.end(resolve))
     const parsed = parseTrace(chunks.join(''))
     expect(parsed.events).toHaveLength(lines - 1)
     db.close()

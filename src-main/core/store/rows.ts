@@ -1,4 +1,4 @@
-import type { AgentStatus, EventType, JobStatus, TerminalReason, TraceEvent } from '../trace/events'
+import type { AgentStatus, JobStatus, TerminalReason, TraceEvent } from '../trace/events'
 import type { AgentNode, Job, JobProgress, JobSettings } from '../trace/model'
 
 export type { JobProgress }
@@ -145,16 +145,18 @@ export const agentFromRow = (row: AgentRow): AgentNode => ({
 
 export const agentToRow = (agent: AgentNode): AgentRow => ({ ...agent, usage: JSON.stringify(agent.usage) })
 
-export const eventFromRow = (row: EventRow): TraceEvent => ({
-  type: row.type as EventType,
-  seq: row.seq,
-  ts: row.ts,
-  job_id: row.job_id,
-  agent_id: row.agent_id,
-  parent_id: row.parent_id,
-  depth: row.depth,
-  data: JSON.parse(row.data) as Record<string, unknown>,
-})
+/** A stored event: its data was checked when it was recorded (typed) or imported (parsed), so it is trusted here. */
+export const eventFromRow = (row: EventRow): TraceEvent =>
+  ({
+    type: row.type,
+    seq: row.seq,
+    ts: row.ts,
+    job_id: row.job_id,
+    agent_id: row.agent_id,
+    parent_id: row.parent_id,
+    depth: row.depth,
+    data: JSON.parse(row.data) as unknown,
+  }) as TraceEvent
 
 /** Column lists kept next to the row types so every SELECT returns exactly a row. */
 export const jobColumns =

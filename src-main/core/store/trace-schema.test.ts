@@ -1,66 +1,135 @@
-import { readFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { describe, expect, it } from 'vitest'
-import { eventTypes, type NewTraceEvent } from '../trace/events'
+import { Ajv2020 } from 'ajv/dist/2020.js'
+import { afterEach, describe, expect, it } from 'vitest'
+import { defaultSettings } from '../engine'
+import { complete, createTestRig, taskCall, type TestRig } from '../supervisor/testing'
+import { eventTypes } from '../trace/events'
+import type { JobSettings, ScriptPlan } from '../trace/model'
+import { traceJsonSchemaText } from '../trace/json-schema'
 import { openDatabase } from './database'
 import { exportJobJsonl } from './export'
-import { childId, fixedClock, jobId, rootId, sampleJob, sampleJobEvents } from './testing/job-fixture'
-import { checkJsonSchema } from './testing/json-schema-check'
+import { importTraceFile } from './import-job'
 import { useTempDir } from './testing/temp-dir'
-import { TraceWriter } from './trace-writer'
 
 const schemaFile = new URL('../../../docs/trace.schema.json', import.meta.url)
-const schema = JSON.parse(readFileSync(schemaFile, 'utf8')) as { $defs: Record<string, { properties?: { type?: { enum?: string[] } } }> }
+const committed = readFileSync(schemaFile, 'utf8')
+const schema = JSON.parse(committed) as Record<string, unknown>
 
-/** The sample job plus one event of every type it does not already have. */
-function everyKindOfEvent(): NewTraceEvent[] {
-  const events = sampleJobEvents()
-  const now = fixedClock('2025-03-01T11:00:00.000Z')
-  const child = { job_id: jobId, agent_id: childId, parent_id: rootId, depth: 1 }
-  const root = { job_id: jobId, agent_id: rootId, parent_id: null, depth: 0 }
-  const spawn = { call_id: 'call-2', child_agent_id: 'agent-late', profile: 'explore', description: 'late', task: 'too late' }
-  const extra: NewTraceEvent[] = [
-    { ...child, type: 'approval.request', ts: now(), data: { approval_id: 'ap-1', tool: 'shell', command: 'rm -rf build', reason: 'deletes files' } },
-    { ...child, type: 'approval.decision', ts: now(), data: { approval_id: 'ap-1', decision: 'denied', by: 'auto_deny' } },
-    { ...root, type: 'subagent.held', ts: now(), data: { ...spawn, reason: 'spawning is paused' } },
-    { ...root, type: 'subagent.denied', ts: now(), data: { ...spawn, reason: 'max depth reached' } },
-    { ...root, type: 'control', ts: now(), data: { action: 'kill', target: childId, value: true, by: 'user' } },
-    { ...root, type: 'context.compact', ts: now(), data: { before_tokens: 90_000, after_tokens: 12_000 } },
-    { ...root, type: 'budget.warning', ts: now(), data: { tokens: 8000, cost_usd: 0.5, token_budget: 10_000, cost_budget: null, share: 0.8 } },
-    { ...root, type: 'error', ts: now(), data: { message: 'agent process exited unexpectedly' } },
-  ]
-  return [...events.slice(0, -1), ...extra, events.at(-1)!]
+/** ajv, a kept JSON Schema validator, compiling the committed file: the published format. */
+const ajv = new Ajv2020({ allErrors: true, strict: true })
+ajv.addFormat('date-time', { type: 'string', validate: (text: string) => !Number.isNaN(Date.parse(text)) })
+const validateLine = ajv.compile(schema)
+const problems = (value: unknown): string[] =>
+  validateLine(value) ? [] : (validateLine.errors ?? []).map((error) => `${error.instancePath || '/'} ${error.message ?? ''}`)
+
+let rig: TestRig | undefined
+afterEach(async () => {
+  await rig?.engine.close()
+  rig = undefined
+})
+
+/** A project with a profile whose context budget forces compaction, and one that fails to load. */
+function writeProfiles(project: string): void {
+  mkdirSync(join(project, '.arbor', 'agents'), { recursive: true })
+  const squeezed = '---\nname: squeezed\ndescription: Reads with a tiny context.\ntools: [read_file, list_files, attempt_completion]\ncontext_token_budget: 1000\n---\n\nYou read files.\n'
+  writeFileSync(join(project, '.arbor', 'agents', 'squeezed.md'), squeezed)
+  writeFileSync(join(project, '.arbor', 'agents', 'broken.md'), '---\nname: broken\ndescription: [unclosed\n---\nbody\n')
+}
+
+/**
+ * Two real jobs through the engine (forked agent processes, scripted model, SQLite): between them
+ * every event type of the format is recorded.
+ */
+async function runRealJobs(): Promise<string[]> {
+  const { engine, project } = (rig = createTestRig())
+  writeProfiles(project)
+  writeFileSync(join(project, 'notes.txt'), 'A line of notes that fills the context.\n'.repeat(60))
+  const start = (script: ScriptPlan, settings: Partial<JobSettings>, spawnPaused = false) =>
+    engine.supervisor.startJob({ project, task: 'schema job', settings: defaultSettings({ ...settings, script }), loadedProfiles: engine.profilesFor(project), spawnPaused })
+
+  // Two children, one at a time (the second is queued); a risky command denied, a spawn too deep,
+  // arguments that fail their schema, a context small enough to compact; a profile that fails to load.
+  const reading = { tool_calls: [{ name: 'read_file', arguments: { path: 'notes.txt' } }] }
+  const first = start(
+    {
+      root: [{ tool_calls: [taskCall('Cleaner', 'general'), taskCall('Squeezed reader', 'squeezed')] }, complete('root done')],
+      children: {
+        Cleaner: [
+          { tool_calls: [{ name: 'bash', arguments: { command: 'rm -r build' } }] },
+          { tool_calls: [taskCall('Too deep')] },
+          { tool_calls: [{ name: 'read_file', arguments: { path: 42 } }] },
+          complete('cleaned'),
+        ],
+        'Squeezed reader': [...Array.from({ length: 6 }, () => reading), complete('read')],
+      },
+    },
+    { max_depth: 1, max_concurrent_children: 1 },
+  )
+  await engine.waitForJob(first)
+
+  // Spawning paused (the child is held, then released), and a token cap: warned at 80 %, then
+  // every agent stopped.
+  const listing = { delay_ms: 50, tool_calls: [{ name: 'list_files', arguments: { path: '.' } }] }
+  const second = start(
+    { root: [{ tool_calls: [taskCall('Lister')] }, complete('never reached')], children: { Lister: Array.from({ length: 40 }, () => listing) } },
+    { job_token_budget: 8000 },
+    true,
+  )
+  await rig.waitFor((event) => event.type === 'subagent.held')
+  await engine.handlers.setSpawnPaused({ job_id: second, paused: false })
+  await engine.waitForJob(second)
+  return [first, second]
 }
 
 describe('docs/trace.schema.json', () => {
   const tempDir = useTempDir()
 
-  it('lists exactly the event types of events.ts, each with a data schema', () => {
-    expect(schema.$defs.event?.properties?.type?.enum).toEqual([...eventTypes])
-    for (const type of eventTypes) expect(schema.$defs[`data.${type}`], type).toBeDefined()
+  it('is exactly what the zod union of core/trace generates (run `npm run trace-schema` after changing it)', () => {
+    expect(committed).toBe(traceJsonSchemaText())
   })
 
-  it('accepts every line of an exported trace', async () => {
-    const db = openDatabase(join(tempDir(), 'arbor.db'))
-    const writer = new TraceWriter(db)
-    writer.createJob(sampleJob())
-    const events = everyKindOfEvent()
-    for (const event of events) writer.append(event)
-    writer.close()
-    const file = join(tempDir(), 'trace.jsonl')
-    await exportJobJsonl(db, jobId, file)
-    db.close()
-    const lines = readFileSync(file, 'utf8').trimEnd().split('\n')
-    expect(new Set(lines.slice(1).map((line) => (JSON.parse(line) as { type: string }).type))).toEqual(new Set(eventTypes))
-    lines.forEach((line, index) => expect(checkJsonSchema(schema, JSON.parse(line)), `line ${index + 1}`).toEqual([]))
+  it('names every event type, each with its own data schema', () => {
+    const defs = schema.$defs as Record<string, { properties?: { type?: { const?: string } } }>
+    for (const type of eventTypes) expect(defs[`event.${type}`]?.properties?.type?.const, type).toBe(type)
   })
 
-  it('rejects lines with missing or wrong keys', () => {
-    const event = { type: 'llm.call', seq: 1, ts: 'x', job_id: 'j', agent_id: 'a', parent_id: null, depth: 0 }
-    expect(checkJsonSchema(schema, event).join()).toMatch(/missing required key "data"/)
-    const data = { provider: 'openai', model: 'm', cost_usd: null, duration_ms: 1, finish_reason: 'stop' }
-    expect(checkJsonSchema(schema, { ...event, data }).join()).toMatch(/missing required key "usage"/)
-    expect(checkJsonSchema(schema, { ...event, seq: 0, data: {} }).join()).toMatch(/below 1/)
-    expect(checkJsonSchema(schema, { type: 'trace.header', format: 'arbor-trace', version: 2 }).join()).toMatch(/expected 1/)
+  it("accepts every line of real jobs' exports, which hold every event type, and of their re-import's export", async () => {
+    const jobIds = await runRealJobs()
+    const dbFile = join(tempDir(), 'imported.db')
+    const seen = new Set<string>()
+    for (const jobId of jobIds) {
+      const file = join(tempDir(), `${jobId}.jsonl`)
+      await rig!.engine.exportJsonl(jobId, file)
+      const lines = readFileSync(file, 'utf8').trimEnd().split('\n')
+      lines.forEach((line, index) => expect(problems(JSON.parse(line)), `${jobId} line ${index + 1}: ${line.slice(0, 200)}`).toEqual([]))
+      for (const line of lines.slice(1)) seen.add((JSON.parse(line) as { type: string }).type)
+
+      const db = openDatabase(dbFile)
+      importTraceFile(db, file)
+      const again = join(tempDir(), `${jobId}.again.jsonl`)
+      await exportJobJsonl(db, jobId, again)
+      db.close()
+      const reexported = readFileSync(again, 'utf8').trimEnd().split('\n')
+      reexported.forEach((line, index) => expect(problems(JSON.parse(line)), `re-export line ${index + 1}`).toEqual([]))
+      // Export → import → export is the same file, `exported_at` aside.
+      const withoutExportTime = (text: string) => text.replace(/"exported_at":"[^"]*"/, '')
+      expect(reexported.map(withoutExportTime)).toEqual(lines.map(withoutExportTime))
+    }
+    expect([...seen].sort()).toEqual([...eventTypes].sort())
+  }, 90_000)
+
+  it('rejects lines with missing keys, wrong types or unknown event types, saying where', () => {
+    const event = { type: 'llm.call', seq: 1, ts: '2026-12-01T10:00:00.000Z', job_id: 'j', agent_id: 'a', parent_id: null, depth: 0 }
+    const usage = { input_tokens: 1, output_tokens: 1, cache_read_tokens: 0, cache_write_tokens: 0, reasoning_tokens: 0 }
+    const data = { provider: 'openai', model: 'm', usage, cost_usd: null, duration_ms: 1, finish_reason: 'stop' }
+    expect(problems({ ...event, data })).toEqual([])
+    expect(problems(event).join()).toMatch(/must have required property 'data'/)
+    expect(problems({ ...event, data: { ...data, usage: undefined } }).join()).toMatch(/required property 'usage'/)
+    expect(problems({ ...event, data: { ...data, cost_usd: '0.1' } }).join()).toMatch(/\/data\/cost_usd must be number/)
+    expect(problems({ ...event, seq: 0, data }).join()).toMatch(/\/seq must be > 0/)
+    expect(problems({ ...event, type: 'llm.cal', data }).length).toBeGreaterThan(0)
+    expect(problems({ ...event, data, extra: 1 }).join()).toMatch(/must NOT have additional properties/)
+    expect(problems({ type: 'trace.header', format: 'arbor-trace', version: 2 }).join()).toMatch(/must be equal to constant/)
   })
 })

@@ -1,6 +1,7 @@
 import os from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
+import { newEvent } from '../trace/events'
 import { openDatabase, type SqliteDatabase } from './database'
 import { startHeartbeat } from './heartbeat'
 import { endInterruptedJobs } from './interrupted'
@@ -12,15 +13,8 @@ import { useSleepers } from './testing/sleeper'
 import { useTempDir } from './testing/temp-dir'
 import { TraceWriter } from './trace-writer'
 
-const control = (value: boolean) => ({
-  type: 'control' as const,
-  ts: '2025-03-01T11:00:00.000Z',
-  job_id: jobId,
-  agent_id: null,
-  parent_id: null,
-  depth: null,
-  data: { action: 'auto_approve', target: jobId, value, by: 'user' },
-})
+const control = (value: boolean) =>
+  newEvent('control', { ts: '2025-03-01T11:00:00.000Z', job_id: jobId, agent_id: null, parent_id: null, depth: null }, { action: 'auto_approve', target: jobId, value, by: 'user' })
 
 describe('TraceWriter with an owner', () => {
   const tempDir = useTempDir()

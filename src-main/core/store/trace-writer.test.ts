@@ -119,16 +119,16 @@ describe('TraceWriter', () => {
     const { db, writer } = setup()
     const [valid] = messages(1)
     expect(() => writer.append({ ...valid!, job_id: 'job-unknown' })).toThrow(UnknownJobError)
-    expect(() => writer.append({ ...valid!, type: 'nonsense' as NewTraceEvent['type'] })).toThrow(InvalidEventError)
+    expect(() => writer.append({ ...valid!, type: 'nonsense' } as unknown as NewTraceEvent)).toThrow(InvalidEventError)
     expect(() => writer.append({ ...valid!, depth: -1 })).toThrow(/depth/)
     const circular: Record<string, unknown> = {}
     circular.self = circular
-    expect(() => writer.append({ ...valid!, data: circular })).toThrow(/not serialisable/)
+    expect(() => writer.append({ ...valid!, data: circular } as NewTraceEvent)).toThrow(/not serialisable/)
     writer.createJob(sampleJob({ id: 'job-2' }))
     writer.append(valid!)
     expect(() => writer.append({ ...valid!, job_id: 'job-2' })).toThrow(`agent ${rootId} belongs to job ${jobId}, not job-2`)
     expect(() =>
-      writer.append({ ...valid!, job_id: 'job-2', agent_id: 'agent-2', data: { child_agent_id: rootId } }),
+      writer.append({ ...valid!, job_id: 'job-2', agent_id: 'agent-2', data: { child_agent_id: rootId } } as NewTraceEvent),
     ).toThrow(/belongs to job/)
     expect(writer.pendingCount).toBe(1)
     db.close()
@@ -160,8 +160,9 @@ describe('TraceWriter', () => {
     const fixed = { project: '/elsewhere', task: 'edited', settings: 'not JSON', created_at: '2024-01-01T00:00:00.000Z' }
     db.prepare('UPDATE jobs SET project = @project, task = @task, settings = @settings, created_at = @created_at WHERE id = @id').run({ ...fixed, id: jobId })
     const now = fixedClock('2025-03-01T11:00:00.000Z')
-    const jobEvent = (type: NewTraceEvent['type'], data: Record<string, unknown>): NewTraceEvent =>
-      ({ type, ts: now(), job_id: jobId, agent_id: null, parent_id: null, depth: null, data })
+    // Partial control data on purpose: the projection must cope with what an old trace may hold.
+    const jobEvent = (type: NewTraceEvent['type'], data: Record<string, unknown>) =>
+      ({ type, ts: now(), job_id: jobId, agent_id: null, parent_id: null, depth: null, data }) as NewTraceEvent
     writer.append(jobEvent('control', { action: 'auto_approve', value: true }))
     writer.append(jobEvent('control', { action: 'pause', target: jobId }))
     writer.append(jobEvent('job.end', { status: 'completed', usage: jobUsage, cost_usd: 0.875 }))

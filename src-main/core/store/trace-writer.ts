@@ -105,7 +105,7 @@ export class TraceWriter {
         }
         const info = this.insertEvent.run(job_id, agent_id, parent_id, depth, type, ts, data)
         const seq = Number(info.lastInsertRowid)
-        const storedEvent: TraceEvent = { type, seq, ts, job_id, agent_id, parent_id, depth, data: event.data }
+        const storedEvent: TraceEvent = { ...event, seq }
         this.projector.apply(storedEvent)
         stored.push(storedEvent)
       }

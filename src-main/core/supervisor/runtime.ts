@@ -1,7 +1,7 @@
 import type { ProjectInstructions } from '../agent/project-instructions'
 import type { Profile } from '../agent/profiles'
 import type { PriceTable } from '../providers/pricing'
-import type { AgentStatus, Envelope, NewTraceEvent, TerminalReason } from '../trace/events'
+import type { AgentStatus, Envelope, EventData, NewTraceEvent, TerminalReason } from '../trace/events'
 import type { Job, JobSettings } from '../trace/model'
 import { emptyUsage, type Usage } from '../trace/usage'
 import type { Provider } from '../providers/types'
@@ -185,7 +185,8 @@ export function subtreePostOrder(agent: AgentRuntime): AgentRuntime[] {
 }
 
 /** What the parent's `subagent.*` events say of a child. */
-export function childEventData(child: AgentRuntime): Record<string, unknown> {
+/** What every subagent.* event on the parent says about the child. */
+export function childEventData(child: AgentRuntime): EventData<'subagent.request'> {
   return {
     call_id: child.callId,
     child_agent_id: child.id,

@@ -83,6 +83,49 @@ describe('what agents may send', () => {
     expect(jobEnd[0]!.data).toMatchObject({ status: 'completed', cost_usd: null })
   })
 
+  it("drops an agent's events whose data does not fit the trace format's schema, naming the field", async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'arbor-malformed-'))
+    const malformed = [
+      ['tool.call', { call_id: 'c1', name: 42, arguments: {} }],
+      ['tool.result', { call_id: 'c1', name: 'bash', ok: 'yes', output: '', truncated: false, duration_ms: 1 }],
+      ['message', { role: 'narrator', content: 'hi' }],
+      ['message', { role: 'assistant', content: 'x', tool_calls: [{ id: 'c2', name: 'bash' }] }],
+      ['error', { message: { toString: 'no' } }],
+      ['context.compact', { before_tokens: -5 }],
+    ]
+    const host = scriptHost(
+      dir,
+      `
+      const ts = new Date().toISOString()
+      process.on('message', (message) => {
+        if (message.type !== 'start') return
+        for (const [type, data] of ${JSON.stringify(malformed)}) process.send({ type: 'event', event_type: type, ts, data })
+        process.send({ type: 'event', event_type: 'tool.call', ts, data: { call_id: 'c3', name: 'read_file', arguments: { path: 'README.md' }, extra: 'kept' } })
+        const usage = { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0, reasoning_tokens: 0 }
+        process.send({ type: 'done', outcome: { status: 'completed', terminal_reason: 'completed', result: 'ok', summary: 'ok', usage, cost_usd: null, steps: 0, tool_calls: 1, tool_usage: {}, model: 'x' } }, () => process.exit(0))
+      })
+      process.send({ type: 'ready' })
+      `,
+    )
+    const rig = setup({ host })
+    const jobId = rig.engine.supervisor.startJob({ project: rig.project, task: 'malformed', settings: defaultSettings({ script: { root: [], children: {} } }) })
+    await rig.engine.waitForJob(jobId)
+    const refusals = ofType(rig.events, 'error').map((event) => String(event.data.message))
+    expect(refusals.filter((message) => message.includes('sent an invalid'))).toEqual([
+      'the agent process sent an invalid "tool.call" event (name: Invalid input: expected string, received number); it was dropped',
+      'the agent process sent an invalid "tool.result" event (ok: Invalid input: expected boolean, received string); it was dropped',
+      expect.stringMatching(/^the agent process sent an invalid "message" event \(role: /),
+      expect.stringMatching(/^the agent process sent an invalid "message" event \(tool_calls\.0\.arguments: /),
+      expect.stringMatching(/^the agent process sent an invalid "error" event \(message: /),
+      expect.stringMatching(/^the agent process sent an invalid "context\.compact" event \(before_tokens: /),
+    ])
+    // Only the valid event reached the trace and the tool count; unknown keys of a valid event are kept.
+    const calls = ofType(rig.events, 'tool.call')
+    expect(calls.map((event) => event.data)).toEqual([{ call_id: 'c3', name: 'read_file', arguments: { path: 'README.md' }, extra: 'kept' }])
+    expect(ofType(rig.events, 'tool.result')).toHaveLength(0)
+    expect(ofType(rig.events, 'agent.end')[0]!.data.tool_usage).toEqual({ read_file: 1 })
+  })
+
   it('fails an agent whose process never says ready, and ends the process', async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'arbor-mute-'))
     const host = scriptHost(dir, 'setInterval(() => {}, 1000)\n')

@@ -9,7 +9,7 @@ import type { Sleep } from '../providers/types'
 import { toSupervisorSchema, type AgentOutcome, type TaskRequest, type ToAgent, type ToSupervisor } from '../protocol/messages'
 import { spawnGuardDefaults, type JobSettings } from '../trace/model'
 import { addCost, addUsage } from '../trace/usage'
-import { agentEventTypes } from './agent-events'
+import { parseAgentEvent } from './agent-events'
 import { providerKeyVariables } from './agent-env'
 import { agentInit, modelFor, projectInstructionsData, providerConfig } from './agent-init'
 import { ApprovalDesk, type PendingApprovalView } from './approvals'
@@ -422,19 +422,22 @@ export class Supervisor {
     }
   }
 
-  private onAgentEvent(agent: AgentRuntime, type: EventType, ts: string, data: Record<string, unknown>): void {
-    if (!agentEventTypes.has(type)) {
-      // job.*, agent.*, llm.call, subagent.*, approval.*, control and budget.* are the supervisor's to record.
-      this.trace.agent(agent, 'error', { message: `the agent process sent a "${type}" event, which only the supervisor records; it was dropped` })
+  private onAgentEvent(agent: AgentRuntime, type: EventType, ts: string, data: unknown): void {
+    // job.*, agent.*, llm.call, subagent.*, approval.*, control and budget.* are the supervisor's to
+    // record; the rest is checked against its schema before it reaches the trace.
+    const parsed = parseAgentEvent(type, data)
+    if (!parsed.ok) {
+      this.trace.agent(agent, 'error', { message: parsed.error })
       return
     }
-    if (type === 'tool.call' && typeof data.name === 'string') {
+    const { event } = parsed
+    if (event.type === 'tool.call') {
       agent.toolCalls += 1
-      agent.toolUsage[data.name] = (agent.toolUsage[data.name] ?? 0) + 1
-    } else if (type === 'message' && data.role === 'assistant' && typeof data.content === 'string' && data.content) {
-      agent.lastText = data.content
+      agent.toolUsage[event.data.name] = (agent.toolUsage[event.data.name] ?? 0) + 1
+    } else if (event.type === 'message' && event.data.role === 'assistant' && event.data.content) {
+      agent.lastText = event.data.content
     }
-    this.trace.agent(agent, type, data, ts)
+    this.trace.agent(agent, event.type, event.data, ts)
   }
 
   /** The one place a model call's usage is counted: recorded as `llm.call`, then checked against the job's caps. */

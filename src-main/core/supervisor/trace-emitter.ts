@@ -1,4 +1,4 @@
-import type { EventType } from '../trace/events'
+import { newEvent, type EventData, type EventType } from '../trace/events'
 import type { JobRuntime, AgentRuntime, TraceSink } from './runtime'
 
 /** Stamps what the supervisor learns or decides as trace events: job, agent, parent, depth, time. */
@@ -9,20 +9,13 @@ export class TraceEmitter {
   ) {}
 
   /** An event on an agent; `ts` keeps the time the agent process reported. */
-  agent(agent: AgentRuntime, type: EventType, data: Record<string, unknown>, ts?: string): void {
-    this.sink.append({
-      type,
-      ts: ts ?? this.now().toISOString(),
-      job_id: agent.job.id,
-      agent_id: agent.id,
-      parent_id: agent.parent?.id ?? null,
-      depth: agent.depth,
-      data,
-    })
+  agent<T extends EventType>(agent: AgentRuntime, type: T, data: EventData<T>, ts?: string): void {
+    const place = { ts: ts ?? this.now().toISOString(), job_id: agent.job.id, agent_id: agent.id, parent_id: agent.parent?.id ?? null, depth: agent.depth }
+    this.sink.append(newEvent(type, place, data))
   }
 
   /** A job-level event (no agent). */
-  job(job: Pick<JobRuntime, 'id'>, type: EventType, data: Record<string, unknown>): void {
-    this.sink.append({ type, ts: this.now().toISOString(), job_id: job.id, agent_id: null, parent_id: null, depth: null, data })
+  job<T extends EventType>(job: Pick<JobRuntime, 'id'>, type: T, data: EventData<T>): void {
+    this.sink.append(newEvent(type, { ts: this.now().toISOString(), job_id: job.id, agent_id: null, parent_id: null, depth: null }, data))
   }
 }

@@ -1,8 +1,11 @@
 import type { AgentStatus, JobStatus, TerminalReason } from './events'
 import type { Usage } from './usage'
 
-/** Settings a job is started with; stored as JSON on the job and in its header line. */
-export interface JobSettings {
+/**
+ * Settings a job is started with; stored as JSON on the job and in its header line. A type, not
+ * an interface, so it fits the loose `settings` schema of event-data.ts.
+ */
+export type JobSettings = {
   /** `openai_compatible` talks Chat Completions to `base_url` (Ollama, LM Studio, vLLM, …). */
   provider: 'scripted' | 'openai' | 'anthropic' | 'openai_compatible'
   model: string
@@ -46,14 +49,14 @@ export const defaultSettings = (overrides: Partial<JobSettings> = {}): JobSettin
   ...overrides,
 })
 
-export interface ScriptTurn {
+export type ScriptTurn = {
   /** How long the scripted "model" takes to answer, so a demo is watchable. */
   delay_ms?: number
   text?: string
   tool_calls?: { name: string; arguments: Record<string, unknown> }[]
 }
 
-export interface ScriptPlan {
+export type ScriptPlan = {
   root: ScriptTurn[]
   /** Scripts for children, by the `description` of the `task` call that spawns them. */
   children: Record<string, ScriptTurn[]>

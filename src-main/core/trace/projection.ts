@@ -1,4 +1,4 @@
-import type { AgentStatus, TerminalReason, TraceEvent } from './events'
+import type { AgentStatus, TraceEvent } from './events'
 import type { AgentNode, JobProgress } from './model'
 import { addCost, addUsage, emptyUsage, type Usage } from './usage'
 
@@ -8,40 +8,41 @@ import { addCost, addUsage, emptyUsage, type Usage } from './usage'
  * applies the same functions to live event batches, so both always agree.
  */
 export function reduceAgents(event: TraceEvent, get: (id: string) => AgentNode | undefined): AgentNode[] {
-  const data = event.data
   switch (event.type) {
     case 'subagent.held':
     case 'subagent.queued': {
-      const childId = String(data.child_agent_id)
-      const existing = get(childId)
+      const { data } = event
+      const existing = get(data.child_agent_id)
       const status: AgentStatus = event.type === 'subagent.held' ? 'held' : 'queued'
       if (existing) return [{ ...existing, status, last_event_at: event.ts }]
       return [
         {
-          ...blankNode(event.job_id, childId, event.ts),
+          ...blankNode(event.job_id, data.child_agent_id, event.ts),
           parent_id: event.agent_id,
           depth: (event.depth ?? 0) + 1,
-          label: str(data.description) ?? str(data.profile) ?? 'subagent',
-          profile: str(data.profile) ?? 'general',
-          task: str(data.task) ?? '',
+          label: data.description || data.profile || 'subagent',
+          profile: data.profile || 'general',
+          task: data.task,
           status,
         },
       ]
     }
     case 'agent.start': {
       if (!event.agent_id) return []
+      const { data } = event
       const existing = get(event.agent_id) ?? blankNode(event.job_id, event.agent_id, event.ts)
       return [
         {
           ...existing,
           parent_id: event.parent_id,
           depth: event.depth ?? 0,
-          label: str(data.label) ?? existing.label,
-          profile: str(data.profile) ?? existing.profile,
-          model: str(data.model) ?? existing.model,
-          task: str(data.task) ?? existing.task,
-          max_steps: num(data.max_steps),
-          total_token_budget: num(data.total_token_budget),
+          // A ghost's label, profile and task stand when an older trace's agent.start lacks them.
+          label: data.label ?? existing.label,
+          profile: data.profile ?? existing.profile,
+          model: data.model ?? existing.model,
+          task: data.task ?? existing.task,
+          max_steps: data.max_steps ?? null,
+          total_token_budget: data.total_token_budget ?? null,
           status: 'running',
           started_at: event.ts,
           last_event_at: event.ts,
@@ -55,22 +56,24 @@ export function reduceAgents(event: TraceEvent, get: (id: string) => AgentNode |
   if (!node) return []
   const touched: AgentNode = { ...node, last_event_at: event.ts }
   switch (event.type) {
-    case 'agent.end':
-      touched.status = (str(data.status) as AgentStatus | undefined) ?? 'failed'
-      touched.terminal_reason = (str(data.terminal_reason) as TerminalReason | undefined) ?? null
+    case 'agent.end': {
+      const { data } = event
+      touched.status = data.status
+      touched.terminal_reason = data.terminal_reason
       touched.current_tool = null
       touched.ended_at = event.ts
-      if (usageOf(data.usage)) touched.usage = usageOf(data.usage)!
-      if (data.cost_usd !== undefined) touched.cost_usd = costOf(data.cost_usd)
-      if (typeof data.steps === 'number') touched.steps = data.steps
+      touched.usage = usageOf(data.usage) ?? touched.usage
+      touched.cost_usd = costOf(data.cost_usd)
+      touched.steps = data.steps
       break
+    }
     case 'llm.call':
       touched.steps = node.steps + 1
-      touched.usage = addUsage(node.usage, usageOf(data.usage) ?? {})
-      touched.cost_usd = addCost(node.cost_usd, costOf(data.cost_usd))
+      touched.usage = addUsage(node.usage, usageOf(event.data.usage) ?? {})
+      touched.cost_usd = addCost(node.cost_usd, costOf(event.data.cost_usd))
       break
     case 'tool.call':
-      touched.current_tool = str(data.name) ?? null
+      touched.current_tool = event.data.name
       break
     case 'tool.result':
       touched.current_tool = null
@@ -89,21 +92,22 @@ export function reduceAgents(event: TraceEvent, get: (id: string) => AgentNode |
 
 /** A job's progress after one event; only the fields of JobProgress are read, so a job without its settings will do. */
 export function reduceJob<J extends JobProgress>(job: J, event: TraceEvent): J {
-  const data = event.data
   switch (event.type) {
     case 'job.end':
       return {
         ...job,
-        status: (str(data.status) as JobProgress['status'] | undefined) ?? 'failed',
+        status: event.data.status,
         ended_at: event.ts,
-        usage: usageOf(data.usage) ?? job.usage,
-        cost_usd: costOf(data.cost_usd) ?? job.cost_usd,
+        usage: usageOf(event.data.usage) ?? job.usage,
+        cost_usd: costOf(event.data.cost_usd) ?? job.cost_usd,
       }
-    case 'control':
-      if (data.action === 'auto_approve') return { ...job, auto_approve: data.value === true }
-      if (data.action === 'pause' && data.target === job.id) return { ...job, spawn_paused: true }
-      if (data.action === 'resume' && data.target === job.id) return { ...job, spawn_paused: false }
+    case 'control': {
+      const { action, target, value } = event.data
+      if (action === 'auto_approve') return { ...job, auto_approve: value === true }
+      if (action === 'pause' && target === job.id) return { ...job, spawn_paused: true }
+      if (action === 'resume' && target === job.id) return { ...job, spawn_paused: false }
       return job
+    }
     default:
       return job
   }
@@ -134,9 +138,12 @@ function blankNode(jobId: string, id: string, ts: string): AgentNode {
   }
 }
 
-const str = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined)
-const num = (value: unknown): number | null => (typeof value === 'number' ? value : null)
-/** A cost as stored: a finite number, else unknown (a trace file may hold anything here). */
+/*
+ * Event data is typed by the union in events.ts (checked when recorded, imported or received),
+ * but usage and cost also feed SQLite columns and sums: a database written before the union
+ * existed may hold anything there, so they are read defensively.
+ */
+/** A cost as stored: a finite number, else unknown. */
 const costOf = (value: unknown): number | null => (typeof value === 'number' && Number.isFinite(value) ? value : null)
 /**
  * Usage as counted: each known count that is a whole number of zero or more (older traces may

@@ -1,29 +1,43 @@
+import type { EventData } from '../../../src-main/core/trace/events'
 import { formatCost, formatDuration, formatTokens } from '../util/format'
 import { asText, LongText } from './LongText'
 
-const num = (value: unknown): number | null => (typeof value === 'number' ? value : null)
+/** What the card shows of a result: a child's envelope as its parent got it, or an agent's own end. */
+type Envelope = EventData<'subagent.end'>['envelope']
+
+/** An agent.end read as the envelope its parent gets (supervisor/runtime.ts buildEnvelope). */
+export const envelopeOfEnd = (end: EventData<'agent.end'>, agentId = ''): Envelope => ({
+  status: end.status,
+  profile: '',
+  agent_id: agentId,
+  summary: end.summary,
+  result: end.result,
+  terminal_reason: end.terminal_reason,
+  stats: {
+    steps: end.steps,
+    tool_calls: Object.values(end.tool_usage).reduce((sum, calls) => sum + calls, 0),
+    input_tokens: end.usage.input_tokens,
+    output_tokens: end.usage.output_tokens,
+    cost_usd: end.cost_usd,
+    model: null,
+    duration_ms: end.duration_ms,
+  },
+})
 
 /** A result envelope (agent.end / subagent.end): status, summary, result and stats. */
-export function EnvelopeCard({ data }: { data: Record<string, unknown> }) {
-  const stats = (data.stats ?? {}) as Record<string, unknown>
-  const usage = (data.usage ?? {}) as Record<string, unknown>
-  const input = num(stats.input_tokens) ?? num(usage.input_tokens)
-  const output = num(stats.output_tokens) ?? num(usage.output_tokens)
-  const cost = num(stats.cost_usd) ?? num(data.cost_usd)
-  const steps = num(stats.steps) ?? num(data.steps)
-  const duration = num(stats.duration_ms) ?? num(data.duration_ms)
-  const summary = typeof data.summary === 'string' ? data.summary : ''
-  const result = asText(data.result)
+export function EnvelopeCard({ envelope }: { envelope: Envelope }) {
+  const { status, terminal_reason, summary, stats } = envelope
+  const result = asText(envelope.result)
   return (
-    <div className={`envelope status-${String(data.status)}`}>
+    <div className={`envelope status-${status}`}>
       <div className="envelope__stats">
-        <span className={`badge status-${String(data.status)}`}>{String(data.status ?? '?')}</span>
-        {data.terminal_reason !== undefined && <span>{String(data.terminal_reason)}</span>}
-        {steps !== null && <span>{steps} steps</span>}
-        {input !== null && <span>in {formatTokens(input)}</span>}
-        {output !== null && <span>out {formatTokens(output)}</span>}
-        {cost !== null && <span>{formatCost(cost)}</span>}
-        {duration !== null && <span>{formatDuration(duration)}</span>}
+        <span className={`badge status-${status}`}>{status}</span>
+        <span>{terminal_reason}</span>
+        <span>{stats.steps} steps</span>
+        <span>in {formatTokens(stats.input_tokens)}</span>
+        <span>out {formatTokens(stats.output_tokens)}</span>
+        {stats.cost_usd !== null && <span>{formatCost(stats.cost_usd)}</span>}
+        <span>{formatDuration(stats.duration_ms)}</span>
       </div>
       {summary && summary !== result && <div className="envelope__summary">{summary}</div>}
       <LongText text={result} limit={500} />

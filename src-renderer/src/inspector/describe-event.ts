@@ -1,4 +1,4 @@
-import type { TraceEvent } from '../../../src-main/core/trace/events'
+import type { EventData, TraceEvent } from '../../../src-main/core/trace/events'
 import { formatCost, formatDuration, formatTokens, shortId } from '../util/format'
 
 export type Tone = 'neutral' | 'model' | 'tool' | 'ok' | 'bad' | 'warn' | 'agent'
@@ -9,100 +9,100 @@ export interface EventDescription {
   tone: Tone
 }
 
-const str = (value: unknown): string => (typeof value === 'string' ? value : value === undefined || value === null ? '' : String(value))
-const num = (value: unknown): number => (typeof value === 'number' ? value : 0)
 const join = (...parts: (string | false | null | undefined)[]): string => parts.filter(Boolean).join(' · ')
 
 /** What the root's `agent.start` records of the AGENTS.md / CLAUDE.md that went into its system prompt. */
-export interface ProjectInstructionsInfo {
-  file: string
-  bytes: number
-  truncated: boolean
-}
+export type ProjectInstructionsInfo = NonNullable<EventData<'agent.start'>['project_instructions']>
 
 export function projectInstructionsOf(event: TraceEvent | undefined): ProjectInstructionsInfo | null {
   if (event?.type !== 'agent.start') return null
-  const value = event.data.project_instructions
-  if (!value || typeof value !== 'object') return null
-  const record = value as Record<string, unknown>
-  if (typeof record.file !== 'string' || !record.file) return null
-  return { file: record.file, bytes: num(record.bytes), truncated: record.truncated === true }
+  const info = event.data.project_instructions
+  return info?.file ? info : null
 }
 
 /** "Project instructions: AGENTS.md (1234 bytes, truncated)". */
 export const projectInstructionsText = (info: ProjectInstructionsInfo): string =>
   `Project instructions: ${info.file} (${info.bytes} bytes${info.truncated ? ', truncated' : ''})`
 
-/** The one-line summary of an event for the inspector. */
+/** The one-line summary of an event for the inspector; each case reads its type's data (events.ts). */
 export function describeEvent(event: TraceEvent): EventDescription {
-  const data = event.data
   switch (event.type) {
-    case 'message':
-      return { title: str(data.role) || 'message', summary: data.tool_call_id ? `for ${str(data.tool_call_id)}` : '', tone: 'neutral' }
+    case 'message': {
+      const { role, tool_call_id } = event.data
+      return { title: role, summary: tool_call_id ? `for ${tool_call_id}` : '', tone: 'neutral' }
+    }
     case 'llm.call': {
-      const usage = (data.usage ?? {}) as Record<string, unknown>
-      const cached = num(usage.cache_read_tokens)
+      const { usage, model, cost_usd, duration_ms, finish_reason, aborted } = event.data
       return {
         title: 'model call',
         summary: join(
-          str(data.model),
-          `in ${formatTokens(num(usage.input_tokens))}`,
-          `out ${formatTokens(num(usage.output_tokens))}`,
-          cached > 0 && `cached ${formatTokens(cached)}`,
-          data.cost_usd !== null && data.cost_usd !== undefined && formatCost(num(data.cost_usd)),
-          formatDuration(num(data.duration_ms)),
-          str(data.finish_reason),
+          model,
+          `in ${formatTokens(usage.input_tokens)}`,
+          `out ${formatTokens(usage.output_tokens)}`,
+          usage.cache_read_tokens > 0 && `cached ${formatTokens(usage.cache_read_tokens)}`,
+          cost_usd !== null && formatCost(cost_usd),
+          formatDuration(duration_ms),
+          finish_reason,
+          aborted && `aborted: ${aborted}`,
         ),
         tone: 'model',
       }
     }
     case 'tool.call':
-      return { title: 'tool call', summary: join(str(data.name), str(data.call_id) && shortId(str(data.call_id))), tone: 'tool' }
-    case 'tool.result':
-      return {
-        title: data.ok === false ? 'tool error' : 'tool result',
-        summary: join(str(data.name), formatDuration(num(data.duration_ms)), data.truncated === true && 'truncated'),
-        tone: data.ok === false ? 'bad' : 'tool',
-      }
+      return { title: 'tool call', summary: join(event.data.name, shortId(event.data.call_id)), tone: 'tool' }
+    case 'tool.result': {
+      const { ok, name, duration_ms, truncated } = event.data
+      return { title: ok ? 'tool result' : 'tool error', summary: join(name, formatDuration(duration_ms), truncated && 'truncated'), tone: ok ? 'tool' : 'bad' }
+    }
     case 'agent.start': {
       const instructions = projectInstructionsOf(event)
-      return {
-        title: 'start',
-        summary: join(str(data.profile), str(data.model), instructions && projectInstructionsText(instructions)),
-        tone: 'agent',
-      }
+      return { title: 'start', summary: join(event.data.profile, event.data.model, instructions && projectInstructionsText(instructions)), tone: 'agent' }
     }
-    case 'agent.end':
+    case 'agent.end': {
+      const { status, terminal_reason, duration_ms } = event.data
       return {
         title: 'result',
-        summary: join(str(data.status), str(data.terminal_reason), formatDuration(num(data.duration_ms))),
-        tone: data.status === 'completed' ? 'ok' : data.status === 'partial' ? 'warn' : 'bad',
+        summary: join(status, terminal_reason, formatDuration(duration_ms)),
+        tone: status === 'completed' ? 'ok' : status === 'partial' ? 'warn' : 'bad',
       }
+    }
     case 'subagent.request':
-      return { title: 'spawn', summary: join(str(data.description), str(data.profile)), tone: 'agent' }
+      return { title: 'spawn', summary: join(event.data.description, event.data.profile), tone: 'agent' }
     case 'subagent.held':
     case 'subagent.queued':
     case 'subagent.start':
-      return { title: event.type.slice('subagent.'.length), summary: join(str(data.description) || str(data.profile), shortId(str(data.child_agent_id))), tone: 'agent' }
+      return {
+        title: event.type.slice('subagent.'.length),
+        summary: join(event.data.description || event.data.profile, shortId(event.data.child_agent_id)),
+        tone: 'agent',
+      }
     case 'subagent.denied':
-      return { title: 'spawn denied', summary: str(data.reason), tone: 'bad' }
+      return { title: 'spawn denied', summary: event.data.reason, tone: 'bad' }
     case 'subagent.end': {
-      const envelope = (data.envelope ?? {}) as Record<string, unknown>
-      return { title: 'child result', summary: join(str(envelope.status), str(envelope.profile), shortId(str(envelope.agent_id ?? data.child_agent_id))), tone: envelope.status === 'completed' ? 'ok' : 'warn' }
+      const { envelope } = event.data
+      return { title: 'child result', summary: join(envelope.status, envelope.profile, shortId(envelope.agent_id)), tone: envelope.status === 'completed' ? 'ok' : 'warn' }
     }
     case 'approval.request':
-      return { title: 'approval?', summary: join(str(data.tool), str(data.reason ?? data.risk_reason)), tone: 'warn' }
-    case 'approval.decision':
-      return { title: 'approval', summary: join(str(data.decision), str(data.by) && `by ${str(data.by)}`), tone: data.decision === 'approved' ? 'ok' : 'bad' }
-    case 'control':
-      return { title: 'control', summary: join(str(data.action), str(data.value), str(data.by) && `by ${str(data.by)}`), tone: 'warn' }
-    case 'context.compact':
-      return { title: 'compact', summary: '', tone: 'neutral' }
+      return { title: 'approval?', summary: join(event.data.tool, event.data.reason), tone: 'warn' }
+    case 'approval.decision': {
+      const { decision, by } = event.data
+      return { title: 'approval', summary: join(decision, `by ${by}`), tone: decision === 'approved' ? 'ok' : 'bad' }
+    }
+    case 'control': {
+      const { action, value, by } = event.data
+      return { title: 'control', summary: join(action, value === undefined ? '' : String(value), `by ${by}`), tone: 'warn' }
+    }
+    case 'context.compact': {
+      const { before_tokens, after_tokens } = event.data
+      const tokens = before_tokens !== undefined && after_tokens !== undefined && `${formatTokens(before_tokens)} → ${formatTokens(after_tokens)} tokens`
+      return { title: 'compact', summary: join(event.data.reason, tokens), tone: 'neutral' }
+    }
     case 'budget.warning':
-      return { title: 'budget', summary: `${Math.floor(num(data.share) * 100)}% of the job budget used`, tone: 'warn' }
+      return { title: 'budget', summary: `${Math.floor((event.data.share ?? 0) * 100)}% of the job budget used`, tone: 'warn' }
     case 'error':
-      return { title: 'error', summary: str(data.message), tone: 'bad' }
-    default:
+      return { title: 'error', summary: event.data.message, tone: 'bad' }
+    case 'job.start':
+    case 'job.end':
       return { title: event.type, summary: '', tone: 'neutral' }
   }
 }

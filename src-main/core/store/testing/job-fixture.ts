@@ -1,4 +1,4 @@
-import type { NewTraceEvent } from '../../trace/events'
+import { newEvent, type EventData, type EventType, type NewTraceEvent } from '../../trace/events'
 import type { Job } from '../../trace/model'
 import { emptyUsage, type Usage } from '../../trace/usage'
 
@@ -50,8 +50,8 @@ const usage = (input: number, output: number, cacheRead = 0, cacheWrite = 0, rea
   reasoning_tokens: reasoning,
 })
 
-export const rootCalls = [usage(1200, 80, 1000), usage(1500, 200, 1200)]
-export const childCalls = [usage(800, 120, 0, 600, 40)]
+export const rootCalls: [Usage, Usage] = [usage(1200, 80, 1000), usage(1500, 200, 1200)]
+export const childCalls: [Usage] = [usage(800, 120, 0, 600, 40)]
 export const rootUsage = usage(2700, 280, 2200)
 export const childUsage = usage(800, 120, 0, 600, 40)
 export const jobUsage = usage(3500, 400, 2200, 600, 40)
@@ -65,15 +65,12 @@ export function sampleJobEvents(
   now = fixedClock(),
   ids: { root: string; child: string } = { root: rootId, child: childId },
 ): NewTraceEvent[] {
-  const jobEvent = (type: NewTraceEvent['type'], data: Record<string, unknown>): NewTraceEvent => ({
-    type, ts: now(), job_id: job.id, agent_id: null, parent_id: null, depth: null, data,
-  })
-  const root = (type: NewTraceEvent['type'], data: Record<string, unknown>): NewTraceEvent => ({
-    type, ts: now(), job_id: job.id, agent_id: ids.root, parent_id: null, depth: 0, data,
-  })
-  const child = (type: NewTraceEvent['type'], data: Record<string, unknown>): NewTraceEvent => ({
-    type, ts: now(), job_id: job.id, agent_id: ids.child, parent_id: ids.root, depth: 1, data,
-  })
+  const jobEvent = <T extends EventType>(type: T, data: EventData<T>): NewTraceEvent =>
+    newEvent(type, { ts: now(), job_id: job.id, agent_id: null, parent_id: null, depth: null }, data)
+  const root = <T extends EventType>(type: T, data: EventData<T>): NewTraceEvent =>
+    newEvent(type, { ts: now(), job_id: job.id, agent_id: ids.root, parent_id: null, depth: 0 }, data)
+  const child = <T extends EventType>(type: T, data: EventData<T>): NewTraceEvent =>
+    newEvent(type, { ts: now(), job_id: job.id, agent_id: ids.child, parent_id: ids.root, depth: 1 }, data)
   const spawn = { call_id: 'call-1', child_agent_id: ids.child, profile: 'explore', description: 'map the repo', task: 'List the top-level modules' }
   const budgets = { context_token_budget: 100_000, total_token_budget: 500_000 }
   return [
@@ -90,7 +87,13 @@ export function sampleJobEvents(
     child('tool.result', { call_id: 'tc-1', name: 'list_files', ok: true, output: 'src/\ndocs/', truncated: false, duration_ms: 3 }),
     child('llm.call', { provider: 'scripted', model: 'scripted-light', usage: childCalls[0], cost_usd: 0.125, duration_ms: 30, finish_reason: 'stop' }),
     child('agent.end', { status: 'completed', terminal_reason: 'completed', result: 'src and docs', summary: 'two folders', usage: childUsage, cost_usd: 0.125, steps: 1, tool_usage: { list_files: 1 }, duration_ms: 5000 }),
-    root('subagent.end', { ...spawn, envelope: { status: 'completed', agent_id: ids.child, summary: 'two folders' } }),
+    root('subagent.end', {
+      ...spawn,
+      envelope: {
+        status: 'completed', profile: 'explore', agent_id: ids.child, summary: 'two folders', result: 'src and docs', terminal_reason: 'completed',
+        stats: { steps: 1, tool_calls: 1, input_tokens: 800, output_tokens: 120, cost_usd: 0.125, model: 'scripted-light', duration_ms: 5000 },
+      },
+    }),
     root('message', { role: 'tool', content: '{"status":"completed"}', tool_call_id: 'call-1' }),
     root('llm.call', { provider: 'scripted', model: 'scripted-main', usage: rootCalls[1], cost_usd: 0.5, duration_ms: 50, finish_reason: 'stop' }),
     root('agent.end', { status: 'completed', terminal_reason: 'completed', result: 'A small project', summary: 'done', usage: rootUsage, cost_usd: 0.75, steps: 2, tool_usage: { task: 1 }, duration_ms: 15000 }),

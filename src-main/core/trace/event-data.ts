@@ -1,0 +1,206 @@
+import { z } from 'zod'
+import { usageSchema } from './usage'
+
+/**
+ * The `data` of each event type of trace format version 1, one schema per type (product.md §6).
+ * events.ts joins them into the discriminated union every reader parses with; docs/trace.schema.json
+ * is generated from that union (scripts/trace-schema.ts).
+ *
+ * Objects are loose: a key this version does not know is kept, not refused, so a trace written by
+ * a later Arbor still imports and exports unchanged. Every key named here is checked.
+ */
+
+const jobStatus = z.enum(['running', 'completed', 'failed', 'cancelled', 'interrupted'])
+const agentStatus = z.enum(['held', 'queued', 'running', 'waiting_approval', 'completed', 'partial', 'failed', 'killed', 'cancelled'])
+const terminalReason = z.enum([
+  'completed',
+  'max_steps',
+  'token_budget',
+  'empty_response',
+  'invalid_result',
+  'killed',
+  'timeout',
+  'provider_error',
+  'crashed',
+  'cancelled',
+])
+const count = z.number().int().nonnegative()
+const cost = z.number().nonnegative().nullable()
+const millis = z.number().nonnegative()
+
+export const jobSettingsSchema = z
+  .looseObject({
+    provider: z.enum(['scripted', 'openai', 'anthropic', 'openai_compatible']),
+    model: z.string(),
+    light_model: z.string().nullable(),
+    base_url: z.string().nullable().optional().meta({ description: "an OpenAI- or Anthropic-compatible server; null: the provider's default" }),
+    profile: z.string(),
+    max_depth: count,
+    max_concurrent_children: z.number().int().positive(),
+    job_token_budget: count.nullable(),
+    job_cost_budget: cost,
+    agent_timeout_ms: z.number().int().positive().nullable().optional().meta({ description: 'wall-clock limit per agent' }),
+    subagent_timeout_ms: z.number().int().positive().nullable().optional().meta({ description: 'older traces: wall-clock limit per subagent' }),
+    script: z.looseObject({}).optional().meta({ description: "the scripted provider's plan (scripted jobs only)" }),
+    allow_network: z.boolean().optional(),
+    no_sandbox: z.boolean().optional(),
+    max_spawns_per_turn: count.optional(),
+    max_spawns_per_minute: count.optional(),
+  })
+  .meta({ id: 'settings', description: "The job's settings. Never holds API keys." })
+
+const usage = usageSchema.meta({
+  id: 'usage',
+  description: 'Token counts after OpenTelemetry gen_ai.usage.*: input_tokens counts every prompt token, cached ones included.',
+})
+
+const toolCall = z.looseObject({
+  id: z.string(),
+  name: z.string(),
+  arguments: z.string().meta({ description: 'raw JSON text as the model sent it' }),
+})
+
+/** What every subagent.* event says about the child (supervisor/runtime.ts childEventData). */
+const spawn = {
+  call_id: z.string().nullable().meta({ description: "id of the parent's `task` tool call" }),
+  child_agent_id: z.string().meta({ description: 'id the child has (or would have had) in the tree' }),
+  profile: z.string(),
+  description: z.string().meta({ description: "the task call's short description; the child's label" }),
+  task: z.string().meta({ description: 'the prompt given to the child' }),
+}
+const spawnReason = z.string().meta({ description: 'why the child is held, queued or denied' })
+
+export const envelopeDataSchema = z
+  .looseObject({
+    status: agentStatus,
+    profile: z.string(),
+    agent_id: z.string(),
+    summary: z.string(),
+    result: z.unknown(),
+    terminal_reason: terminalReason,
+    stats: z.looseObject({
+      steps: count,
+      tool_calls: count,
+      input_tokens: count,
+      output_tokens: count,
+      cost_usd: cost,
+      model: z.string().nullable(),
+      duration_ms: millis,
+    }),
+  })
+  .meta({ description: "the child's result envelope, as returned to the parent's `task` call" })
+
+export const eventDataSchemas = {
+  'job.start': z.looseObject({ task: z.string(), settings: jobSettingsSchema }),
+  'job.end': z.looseObject({
+    status: jobStatus,
+    usage: usage.meta({ description: 'summed over every agent of the job' }),
+    cost_usd: cost,
+  }),
+  'agent.start': z.looseObject({
+    profile: z.string(),
+    model: z.string().nullable(),
+    label: z.string(),
+    task: z.string(),
+    tools: z.array(z.string()),
+    max_steps: count.nullable(),
+    context_token_budget: count.nullable(),
+    total_token_budget: count.nullable(),
+    project_instructions: z
+      .looseObject({ file: z.string(), bytes: count, truncated: z.boolean() })
+      .optional()
+      .meta({ description: "the root only: the project's AGENTS.md or CLAUDE.md that went into its system prompt" }),
+  }),
+  'agent.end': z.looseObject({
+    status: agentStatus,
+    terminal_reason: terminalReason,
+    result: z.unknown().meta({ description: "the agent's result: text, or the JSON of its result contract, or null" }),
+    summary: z.string(),
+    usage,
+    cost_usd: cost,
+    steps: count,
+    tool_usage: z.record(z.string(), count).meta({ description: 'tool name → number of calls' }),
+    duration_ms: millis,
+  }),
+  message: z.looseObject({
+    role: z.enum(['system', 'user', 'assistant', 'tool']),
+    content: z.string(),
+    tool_calls: z.array(toolCall).optional(),
+    tool_call_id: z.string().optional(),
+  }),
+  'llm.call': z.looseObject({
+    provider: z.string(),
+    model: z.string(),
+    usage,
+    cost_usd: cost,
+    duration_ms: millis,
+    finish_reason: z.string().nullable(),
+    response_id: z.string().optional().meta({ description: "the provider's id of the response, when it sent one" }),
+    response_model: z.string().optional().meta({ description: 'the model that answered, as the provider named it' }),
+    aborted: z.string().optional().meta({ description: 'why the supervisor cut the call short (budget, kill); usage is what was known then' }),
+  }),
+  'tool.call': z.looseObject({
+    call_id: z.string(),
+    name: z.string(),
+    arguments: z.unknown().meta({ description: 'parsed JSON arguments, or the raw text when it is not valid JSON' }),
+  }),
+  'tool.result': z.looseObject({
+    call_id: z.string(),
+    name: z.string(),
+    ok: z.boolean(),
+    output: z.string(),
+    truncated: z.boolean(),
+    duration_ms: millis,
+  }),
+  'subagent.request': z.looseObject(spawn),
+  'subagent.held': z.looseObject({ ...spawn, reason: spawnReason.optional() }),
+  'subagent.queued': z.looseObject({ ...spawn, reason: spawnReason.optional() }),
+  'subagent.denied': z.looseObject({ ...spawn, reason: spawnReason }),
+  'subagent.start': z.looseObject({ ...spawn, task: spawn.task.optional() }),
+  'subagent.end': z.looseObject({ ...spawn, task: spawn.task.optional(), envelope: envelopeDataSchema }),
+  'approval.request': z.looseObject({
+    approval_id: z.string(),
+    tool: z.string(),
+    command: z.string(),
+    reason: z.string().meta({ description: 'why the command is risky' }),
+  }),
+  'approval.decision': z.looseObject({
+    approval_id: z.string(),
+    decision: z.enum(['approved', 'denied']),
+    by: z.string().meta({ description: '`user`, `auto_approve` or `auto_deny`' }),
+    reason: z.string().optional().meta({ description: 'set when the request was closed because its agent ended' }),
+  }),
+  control: z.looseObject({
+    action: z.enum(['pause', 'resume', 'kill', 'cancel_spawn', 'auto_approve']),
+    target: z.string().meta({ description: 'an agent id, a job id, or `all`' }),
+    value: z.unknown().meta({ description: 'the new value: true/false for pause and auto_approve' }),
+    by: z.string(),
+  }),
+  'context.compact': z
+    .looseObject({
+      reason: z.string().optional(),
+      before_messages: count.optional(),
+      after_messages: count.optional(),
+      removed_messages: count.optional(),
+      before_tokens: count.optional(),
+      after_tokens: count.optional(),
+      budget: count.nullable().optional(),
+      note: z.string().optional(),
+    })
+    .meta({ description: 'details of a context compaction' }),
+  'budget.warning': z.looseObject({
+    tokens: count.optional(),
+    cost_usd: cost.optional(),
+    token_budget: count.nullable().optional(),
+    cost_budget: cost.optional(),
+    share: z.number().nonnegative().optional().meta({ description: 'the largest share of a cap spent, 0–1' }),
+  }),
+  error: z.looseObject({
+    message: z.string(),
+    code: z.string().optional().meta({ description: "a provider error's code (ProviderError)" }),
+    call_id: z.string().optional(),
+    source: z.string().optional(),
+    file: z.string().optional(),
+    field: z.string().optional(),
+  }),
+} as const
