@@ -127,5 +127,7 @@ describe.each(['openai', 'anthropic'] as const)('arbor run --provider %s', (prov
     expect(summed.input_tokens).toBeGreaterThan(0)
     const llmCalls = events.filter((event) => event.type === 'llm.call')
     expect(llmCalls.every((event) => event.data.provider === provider && typeof event.data.cost_usd === 'number')).toBe(true)
+    // The response's id and answering model, as the server sent them (OTLP gen_ai.response.*).
+    expect(llmCalls.every((event) => /^(chatcmpl|msg)_?-?fake\d+$/.test(String(event.data.response_id)) && typeof event.data.response_model === 'string')).toBe(true)
   })
 })

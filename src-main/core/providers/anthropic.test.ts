@@ -43,7 +43,7 @@ describe('the anthropic provider against a fake Messages server', () => {
     const deltas = all.filter((event) => event.type === 'text_delta')
     expect(deltas.length).toBeGreaterThan(1)
     expect(deltas.map((event) => event.text).join('')).toBe('I will look around first.')
-    expect(all.at(-1)).toMatchObject({ type: 'finish', finish_reason: 'stop' })
+    expect(all.at(-1)).toMatchObject({ type: 'finish', finish_reason: 'stop', response: { id: 'msg_fake1', model: expect.any(String) } })
 
     const [sent] = server.requests
     expect(sent?.path).toBe('/v1/messages')

@@ -78,6 +78,7 @@ async function* streamOnce(
   let finalUsage: MessageDeltaUsage | null = null
   let stopReason: string | null = null
   let answeringModel = options.model
+  let responseId: string | undefined
   const complete = (call: ToolCall & { input: unknown }): ToolCall => ({
     id: call.id,
     name: call.name,
@@ -92,6 +93,7 @@ async function* streamOnce(
       case 'message_start':
         startUsage = event.message.usage
         answeringModel = event.message.model || answeringModel
+        responseId = event.message.id || responseId
         break
       case 'content_block_start':
         if (event.content_block.type === 'tool_use') {
@@ -131,7 +133,7 @@ async function* streamOnce(
   for (const call of calls.values()) yield { type: 'tool_call', call: complete(call) }
   const usage = anthropicUsage(startUsage, finalUsage)
   const model = priceFor(answeringModel, options.prices) ? answeringModel : options.model
-  yield { type: 'finish', usage, cost_usd: costOf(model, usage, options.prices), finish_reason: finishReason(stopReason) }
+  yield { type: 'finish', usage, cost_usd: costOf(model, usage, options.prices), finish_reason: finishReason(stopReason), response: { id: responseId, model: answeringModel } }
 }
 
 /**

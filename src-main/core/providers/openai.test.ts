@@ -44,7 +44,7 @@ describe('the openai provider against a fake Chat Completions server', () => {
     const deltas = all.filter((event) => event.type === 'text_delta')
     expect(deltas.length).toBeGreaterThan(1)
     expect(deltas.map((event) => event.text).join('')).toBe('I will look around first.')
-    expect(all.at(-1)).toMatchObject({ type: 'finish', finish_reason: 'stop' })
+    expect(all.at(-1)).toMatchObject({ type: 'finish', finish_reason: 'stop', response: { id: 'chatcmpl-fake1', model: expect.any(String) } })
 
     const [sent] = server.requests
     expect(sent?.path).toBe('/v1/chat/completions')

@@ -61,8 +61,10 @@ async function* streamOnce(watchdog: StreamWatchdog, client: OpenAI, options: Op
   let finish: string | null = null
   let usage: CompletionUsage | null = null
   let answeringModel = options.model
+  let responseId: string | undefined
   for await (const chunk of watchdog.chunks(stream)) {
     chunks += 1
+    if (chunk.id && !responseId) responseId = chunk.id
     if (carriesOutput(chunk)) watchdog.replyStarted()
     if (chunk.model) answeringModel = chunk.model
     if (chunk.usage) usage = chunk.usage
@@ -95,6 +97,7 @@ async function* streamOnce(watchdog: StreamWatchdog, client: OpenAI, options: Op
     // A server that sends no usage gets no cost, not a cost of zero.
     cost_usd: usage ? costOf(model, total, options.prices) : null,
     finish_reason: finishReason(finish, toolCalls.length > 0),
+    response: { id: responseId, model: answeringModel },
   }
 }
 

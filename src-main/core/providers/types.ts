@@ -32,7 +32,13 @@ export type FinishReason = 'stop' | 'tool_calls' | 'length' | 'content_filter' |
 export type ProviderEvent =
   | { type: 'text_delta'; text: string }
   | { type: 'tool_call'; call: ToolCall }
-  | { type: 'finish'; usage: Usage; cost_usd: number | null; finish_reason: FinishReason }
+  | { type: 'finish'; usage: Usage; cost_usd: number | null; finish_reason: FinishReason; response?: ResponseIdentity }
+
+/** What the provider said of its response: its id and the model that answered (GenAI `gen_ai.response.*`). */
+export interface ResponseIdentity {
+  id?: string
+  model?: string
+}
 
 export interface ProviderRequest {
   messages: ProviderMessage[]

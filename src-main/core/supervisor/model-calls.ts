@@ -1,5 +1,5 @@
 import { ProviderError } from '../providers/errors'
-import type { Provider, ProviderEvent, ProviderMessage, ToolDefinition } from '../providers/types'
+import type { Provider, ProviderEvent, ProviderMessage, ResponseIdentity, ToolDefinition } from '../providers/types'
 import type { ToAgent } from '../protocol/messages'
 import { emptyUsage, type Usage } from '../trace/usage'
 import type { AgentRuntime } from './runtime'
@@ -12,6 +12,9 @@ export interface CallRecord {
   cost_usd: number | null
   duration_ms: number
   finish_reason: string | null
+  /** The provider's id of its response and the model that answered, when it said. */
+  response_id?: string
+  response_model?: string
   /** Set when the supervisor cut the call short (budget, kill): `usage` is what was known then. */
   aborted?: string
 }
@@ -67,7 +70,7 @@ export class ModelCalls {
       return this.fail(agent, callId, new ProviderError('other', `the model could not be set up: ${errorText(error)}`))
     }
     const batch = new EventBatch((events) => this.options.send(agent, { type: 'model_event', call_id: callId, events }))
-    const record = (fields: Pick<CallRecord, 'usage' | 'cost_usd' | 'finish_reason' | 'aborted'>): void =>
+    const record = (fields: Pick<CallRecord, 'usage' | 'cost_usd' | 'finish_reason' | 'aborted' | 'response_id' | 'response_model'>): void =>
       this.options.onCallEnd(agent, { provider: provider.kind, model: provider.model, duration_ms: this.options.now() - started, ...fields })
     try {
       for await (const event of provider.stream({ messages, tools, signal })) {
@@ -77,7 +80,7 @@ export class ModelCalls {
           continue
         }
         // Counted (and checked against the caps) before the agent learns the call ended.
-        record({ usage: event.usage, cost_usd: event.cost_usd, finish_reason: event.finish_reason })
+        record({ usage: event.usage, cost_usd: event.cost_usd, finish_reason: event.finish_reason, ...responseFields(event.response) })
         batch.push(event)
         batch.flush()
         return
@@ -126,3 +129,9 @@ class EventBatch {
 }
 
 const errorText = (error: unknown): string => (error instanceof Error ? error.message : String(error))
+
+/** The response's identity as llm.call keys, leaving out what the provider did not say. */
+const responseFields = (response: ResponseIdentity | undefined): Pick<CallRecord, 'response_id' | 'response_model'> => ({
+  ...(response?.id ? { response_id: response.id } : {}),
+  ...(response?.model ? { response_model: response.model } : {}),
+})
