@@ -136,7 +136,7 @@ async function openFolderFromDialog(): Promise<void> {
   if (folder !== null) await openProjectAndReload(folder)
 }
 
-/** File ▸ Open Trace…: imports the file read-only and shows its job (the renderer selects `?job=`). */
+/** File ▸ Open Trace…: imports the trace or Claude Code session read-only and shows its job (the renderer selects `?job=`). */
 async function openTraceFromDialog(): Promise<void> {
   const file = await chooseTraceFile(mainWindow)
   if (file === null || engine === null) return
@@ -144,7 +144,7 @@ async function openTraceFromDialog(): Promise<void> {
     const { job_id } = engine.importTrace(file)
     if (mainWindow !== null) void mainWindow.loadURL(`${rendererUrl}?job=${encodeURIComponent(job_id)}`)
   } catch (error) {
-    dialog.showErrorBox('Could not open the trace', `${file}\n\n${error instanceof Error ? error.message : String(error)}`)
+    dialog.showErrorBox('Could not open the trace or session', `${file}\n\n${error instanceof Error ? error.message : String(error)}`)
   }
 }
 
@@ -153,7 +153,7 @@ function showSystemNotifications() {
   const tasks = new Map<string, string>()
   const taskOf = (jobId: string): string | undefined => tasks.get(jobId)
   return ({ events }: { events: Parameters<typeof noticesFor>[0] }): void => {
-    for (const event of events) if (event.type === 'job.start') tasks.set(event.job_id, String(event.data.task ?? ''))
+    for (const event of events) if (event.type === 'job.start') tasks.set(event.job_id, event.data.task)
     if (!Notification.isSupported()) return
     for (const notice of noticesFor(events, taskOf)) {
       const notification = new Notification({ title: notice.title, body: notice.body, silent: false })

@@ -1,5 +1,5 @@
 import { execFile, spawn } from 'node:child_process'
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -91,5 +91,38 @@ describe('arbor import and open', () => {
     expect((await exported.text()).trimEnd().split('\n')).toHaveLength(lines.length)
     child.kill('SIGTERM')
     expect(await exited).toBe(0)
+  }, 60_000)
+
+  it('import of a Claude Code session stores its tree, prints the job id and what it skipped', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'arbor-import-'))
+    const session = fileURLToPath(new URL('../core/import/claude-code/fixtures/v2-1-subagents/3a0c5e7d-21f4-4b1a-9c55-0e2d7f6a8b13.jsonl', import.meta.url))
+    const db = path.join(dir, 'viewer.db')
+    const first = await arbor(['import', session, '--db', db])
+    const sessionJob = 'job_cc_3a0c5e7d-21f4-4b1a-9c55-0e2d7f6a8b13'
+    expect(first.stdout.trim()).toBe(sessionJob)
+    expect(first.stderr).toMatch(/imported the Claude Code session as \d+ events of job job_cc_3a0c5e7d/)
+    expect(first.stderr).toContain('skipped 1 malformed, 1 permission-mode, 1 system, 1 weird-new-entry lines')
+    expect((await arbor(['import', session, '--db', db])).stderr).toContain('already in')
+    // The stored job exports as an Arbor trace with every agent of the session: the root and five subagents.
+    const out = path.join(dir, 'session.jsonl')
+    await arbor(['export', '--db', db, '--job', sessionJob, '--out', out])
+    const starts = readFileSync(out, 'utf8').trimEnd().split('\n').filter((line) => line.includes('"type":"agent.start"'))
+    expect(starts).toHaveLength(6)
+    // A key of the environment that turns up in a session is not stored.
+    const key = 'sk-ant-api03-CLI-TEST-KEY-0123456789'
+    const keyed = path.join(dir, 'keyed', 'session.jsonl')
+    mkdirSync(path.dirname(keyed))
+    writeFileSync(keyed, readFileSync(session, 'utf8').replace('Survey the shop repo', `Survey the shop repo with ${key}`).replaceAll('3a0c5e7d-21f4', '4b1d6f8e-32a5'))
+    await exec(process.execPath, ['--import', 'tsx', cli, 'import', keyed, '--db', db], { timeout: 60_000, env: { ...process.env, ANTHROPIC_API_KEY: key } })
+    const keyedOut = path.join(dir, 'keyed.jsonl')
+    await arbor(['export', '--db', db, '--job', 'job_cc_4b1d6f8e-32a5-4b1a-9c55-0e2d7f6a8b13', '--out', keyedOut])
+    const keyedTrace = readFileSync(keyedOut, 'utf8')
+    expect(keyedTrace).toContain('Survey the shop repo with [redacted key]')
+    expect(keyedTrace).not.toContain(key)
+    const other = path.join(dir, 'other.jsonl')
+    writeFileSync(other, '{"kind":"log"}\n')
+    const refused = await failure(['import', other, '--db', db])
+    expect(refused.code).toBe(1)
+    expect(refused.stderr).toContain('neither an Arbor trace')
   }, 60_000)
 })

@@ -7,13 +7,16 @@ export async function chooseFolder(parent: BrowserWindow | null): Promise<string
   return result.canceled ? null : (result.filePaths[0] ?? null)
 }
 
-/** Asks for a trace JSONL to open read-only; null when the user cancels. */
+/**
+ * Asks for a trace JSONL, or a Claude Code session (`~/.claude/projects/<project>/<session>.jsonl`,
+ * whose subagent files are found beside it), to open read-only; null when the user cancels.
+ */
 export async function chooseTraceFile(parent: BrowserWindow | null): Promise<string | null> {
   const options: OpenDialogOptions = {
-    title: 'Open Trace',
+    title: 'Open Trace or Claude Code Session',
     properties: ['openFile'],
     filters: [
-      { name: 'Arbor trace (JSONL)', extensions: ['jsonl'] },
+      { name: 'Arbor trace or Claude Code session (JSONL)', extensions: ['jsonl'] },
       { name: 'All files', extensions: ['*'] },
     ],
   }

@@ -1,40 +1,54 @@
 import { existsSync, statSync } from 'node:fs'
 import path from 'node:path'
-import { openDatabase } from '../../core/store/database'
-import { importTraceFile } from '../../core/store/import-job'
 import type { CliValues } from '../main'
-import { defaultDbFile } from '../paths'
 import { UsageError } from '../usage-error'
 import { cliEngine } from './engine'
 import { requireBuiltUi, serveUntilStopped } from './serve'
 
-/** `arbor import FILE.jsonl`: stores a trace read-only and prints its job id (nothing is stored if a line is bad). */
+/**
+ * `arbor import FILE.jsonl`: stores a trace, or a Claude Code session with its subagents, read-only
+ * and prints its job id (nothing is stored if a line of a trace is bad). Through the engine, so a
+ * session is priced with the user's price table and known keys are taken out of it.
+ */
 export async function runImport(file: string | undefined, values: CliValues): Promise<number> {
   const trace = requireFile(file, 'import')
-  const dbFile = path.resolve(values.db ?? defaultDbFile())
-  const db = openDatabase(dbFile)
+  const { engine, dbFile } = cliEngine(values.db)
   try {
-    const result = importTraceFile(db, trace)
+    const result = engine.importTrace(trace)
     console.log(result.job_id)
+    const what = result.format === 'claude-code' ? 'the Claude Code session as ' : ''
     console.error(
       result.existing
         ? `arbor: job ${result.job_id} is already in ${dbFile}; nothing was imported`
-        : `arbor: imported ${result.events} events of job ${result.job_id} into ${dbFile} (read-only)`,
+        : `arbor: imported ${what}${result.events} events of job ${result.job_id} into ${dbFile} (read-only)`,
     )
+    const skipped = describeSkipped(result.skipped)
+    if (skipped) console.error(`arbor: skipped ${skipped}`)
     return 0
   } finally {
-    db.close()
+    await engine.close()
   }
 }
 
-/** `arbor open FILE.jsonl`: imports the trace, then serves the UI with that job selected. */
+/** `3 attachment, 1 malformed lines`: what of a session was not imported, most first. */
+export function describeSkipped(skipped: Record<string, number> = {}): string | null {
+  const counts = Object.entries(skipped).sort(([a, x], [b, y]) => y - x || a.localeCompare(b))
+  if (counts.length === 0) return null
+  const total = counts.reduce((sum, [, count]) => sum + count, 0)
+  return `${counts.map(([type, count]) => `${count} ${type}`).join(', ')} ${total === 1 ? 'line' : 'lines'}`
+}
+
+/** `arbor open FILE.jsonl`: imports the trace (or Claude Code session), then serves the UI with that job selected. */
 export async function runOpen(file: string | undefined, values: CliValues): Promise<number> {
   const trace = requireFile(file, 'open')
   requireBuiltUi()
   const { engine, dbFile } = cliEngine(values.db)
   let jobId: string
   try {
-    jobId = engine.importTrace(trace).job_id
+    const imported = engine.importTrace(trace)
+    jobId = imported.job_id
+    const skipped = describeSkipped(imported.skipped)
+    if (skipped) console.error(`arbor: skipped ${skipped} of the Claude Code session`)
     const { job } = await engine.handlers.getTree({ job_id: jobId })
     // The job's own project, when that folder is on this machine, so the job shows among its others.
     if (statSync(job.project, { throwIfNoEntry: false })?.isDirectory()) engine.openProject(job.project)
@@ -47,7 +61,7 @@ export async function runOpen(file: string | undefined, values: CliValues): Prom
 }
 
 function requireFile(file: string | undefined, command: string): string {
-  if (!file) throw new UsageError(`${command} needs a trace file: arbor ${command} FILE.jsonl`)
+  if (!file) throw new UsageError(`${command} needs a trace file or a Claude Code session: arbor ${command} FILE.jsonl`)
   const resolved = path.resolve(file)
   if (!existsSync(resolved) || !statSync(resolved).isFile()) throw new UsageError(`not a file: ${resolved}`)
   return resolved

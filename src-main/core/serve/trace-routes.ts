@@ -22,7 +22,12 @@ export async function serveExport(engine: Engine, jobId: string, format: 'jsonl'
   }
 }
 
-/** POST /import: the uploaded trace is streamed to a private temp file, then imported read-only. */
+/**
+ * POST /import: the uploaded trace is streamed to a private temp file, then imported read-only.
+ * The engine tells an Arbor trace from a Claude Code session by its first line. Only the one
+ * file arrives, so a 2.x session's subagent files cannot come with it: its subagents are shown
+ * from the parent's results, without their own transcripts (`arbor open` reads them in place).
+ */
 export async function serveImport(engine: Engine, maxBytes: number, request: http.IncomingMessage, response: http.ServerResponse): Promise<void> {
   const tooLarge = { error: { code: 'invalid_request', message: `the file is larger than ${maxBytes} bytes` } }
   if (Number(request.headers['content-length'] ?? 0) > maxBytes) {

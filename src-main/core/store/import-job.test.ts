@@ -99,23 +99,21 @@ describe('importTraceFile', () => {
     db.close()
   })
 
-  it('imports a trace whose costs and usage are not numbers as unknown, instead of failing in SQLite', async () => {
-    // Found by the importer's fuzz test: a cost of [] reached a SQLite column and failed there.
+  it('refuses a trace whose costs or usage are not numbers, naming the line and the field, and stores nothing', async () => {
+    // Found by the importer's fuzz test: a cost of [] once reached a SQLite column and failed there.
+    // The event union now refuses it at the line, before anything is stored.
     const { lines, source } = await exportedTrace(tempDir())
     source.close()
-    const damaged = lines.map((line) =>
-      line.includes('"type":"agent.end"') || line.includes('"type":"job.end"') || line.includes('"type":"llm.call"')
-        ? line.replace(/"cost_usd":[^,}]+/, '"cost_usd":[]').replace(/"usage":\{[^}]*\}/, '"usage":"lots"')
-        : line,
-    )
+    const at = lines.findIndex((line) => line.includes('"type":"llm.call"'))
+    const damaged = lines.map((line, index) => (index === at ? line.replace(/"cost_usd":[^,}]+/, '"cost_usd":[]') : line))
     const file = join(tempDir(), 'damaged.jsonl')
     writeFileSync(file, damaged.join('\n') + '\n')
     const db = openDatabase(join(tempDir(), 'target.db'))
-    importTraceFile(db, file)
-    const job = getJob(db, jobId)
-    expect(job?.cost_usd).toBeNull()
-    expect(job?.usage.input_tokens).toBe(0)
-    expect(getAgents(db, jobId).every((agent) => agent.cost_usd === null)).toBe(true)
+    expect(() => importTraceFile(db, file)).toThrow(`line ${at + 1}: invalid event (type "llm.call"): data.cost_usd: Invalid input: expected number, received array`)
+    const usage = lines.map((line, index) => (index === at ? line.replace(/"usage":\{[^}]*\}/, '"usage":"lots"') : line))
+    writeFileSync(file, usage.join('\n') + '\n')
+    expect(() => importTraceFile(db, file)).toThrow(/invalid event \(type "llm.call"\): data.usage: Invalid input: expected object, received string/)
+    expectNothingImported(db)
     db.close()
   })
 

@@ -1,6 +1,9 @@
-import { closeSync, openSync, readSync } from 'node:fs'
-import { StringDecoder } from 'node:string_decoder'
 import type { Statement } from 'better-sqlite3'
+import { detectTraceFormat, type TraceFileFormat } from '../import/claude-code/detect'
+import { readClaudeSession, type ClaudeSession } from '../import/claude-code/session'
+import { readLinesSync } from '../import/read-lines'
+import type { PriceTable } from '../providers/pricing'
+import type { Redactor } from '../supervisor/redact'
 import type { TraceEvent } from '../trace/events'
 import { emptyUsage } from '../trace/usage'
 import type { SqliteDatabase } from './database'
@@ -15,27 +18,71 @@ export interface ImportResult {
   events: number
   /** The trace's job was already in this database: nothing was written. */
   existing: boolean
+  /** Set when the file was a Claude Code session (converted to a trace); absent for an Arbor trace. */
+  format?: Extract<TraceFileFormat, 'claude-code'>
+  /** A Claude Code session's lines not imported, by entry type (`malformed` for lines that are not JSON objects). */
+  skipped?: Record<string, number>
+}
+
+export interface ImportOptions {
+  /** Prices for the cost of a Claude Code session's model calls (an Arbor trace carries its own). */
+  prices?: PriceTable
+  /** Known keys found in a Claude Code session are replaced before anything is stored. */
+  redactor?: Redactor
 }
 
 /** Events projected per batch: the projector holds the rows a batch touches, not the whole job. */
 const projectEvery = 2000
 
+/** Where a trace's header and events come from: called once, inside the import's transaction. */
+type TraceSource = (onHeader: (header: TraceHeader) => void, onEvent: (event: TraceEvent, line: number) => void) => void
+
 /**
- * Imports a trace JSONL file as a read-only job. The file is read a chunk at a time (never whole)
- * and every line is checked as it is stored, all inside ONE transaction: a bad line (the first
- * one is named) or a truncated file rolls everything back, so nothing of it is imported. Events
- * keep their file's `seq` as `source_seq`, so exporting the job again gives the same lines. The
- * tree is projected by the same reducers the trace writer applies. Synchronous on purpose: a
- * better-sqlite3 transaction cannot span an await.
+ * Imports a trace JSONL file, or a Claude Code session (detect.ts tells them apart by the first
+ * line), as a read-only job. A trace is read a chunk at a time (never whole) and every line is
+ * checked as it is stored; a session is converted first (claude-code/session.ts) and its events
+ * go through the same path. All inside ONE transaction: a bad line (the first one is named) or a
+ * truncated file rolls everything back, so nothing of it is imported. Events keep their file's
+ * `seq` as `source_seq`, so exporting the job again gives the same lines. The tree is projected
+ * by the same reducers the trace writer applies. Synchronous on purpose: a better-sqlite3
+ * transaction cannot span an await.
  */
-export function importTraceFile(db: SqliteDatabase, file: string): ImportResult {
+export function importTraceFile(db: SqliteDatabase, file: string, options: ImportOptions = {}): ImportResult {
+  if (detectTraceFormat(file) === 'claude-code') {
+    let session: ClaudeSession
+    try {
+      session = readClaudeSession(file, options)
+    } catch (error) {
+      if (error instanceof StoreError) throw error
+      throw new StoreError(`Cannot import the Claude Code session ${file}: ${error instanceof Error ? error.message : String(error)}`, { cause: error })
+    }
+    const stored = storeTrace(db, file, (onHeader, onEvent) => {
+      onHeader(session.header)
+      session.events.forEach((event, index) => onEvent(event, index + 1))
+    })
+    return { ...stored, format: 'claude-code', skipped: session.skipped }
+  }
+  return storeTrace(db, file, (onHeader, onEvent) => {
+    const reader = new TraceReader(onEvent, onHeader)
+    readLinesSync(file, (line) => reader.push(line))
+    reader.finishComplete()
+  })
+}
+
+/** Stores one trace in one transaction; nothing of it is kept when the source throws. */
+function storeTrace(db: SqliteDatabase, file: string, source: TraceSource): ImportResult {
   const statements = prepare(db)
   const projector = new BatchProjector(db)
   let jobId = ''
   let existing = false
   let stored = 0
   const run = db.transaction(() => {
-    const reader = new TraceReader(
+    source(
+      (header) => {
+        jobId = header.job.id
+        existing = statements.selectJob.get(jobId) !== undefined
+        if (!existing) statements.insertJob.run(jobToRow(importedJob(header)))
+      },
       (event, line) => {
         if (existing) return
         claimAgents(statements, event, jobId, line)
@@ -45,14 +92,7 @@ export function importTraceFile(db: SqliteDatabase, file: string): ImportResult 
         projector.apply({ ...event, seq: Number(info.lastInsertRowid) })
         if (++stored % projectEvery === 0) flushProjection(projector)
       },
-      (header) => {
-        jobId = header.job.id
-        existing = statements.selectJob.get(jobId) !== undefined
-        if (!existing) statements.insertJob.run(jobToRow(importedJob(header)))
-      },
     )
-    readLinesSync(file, (line) => reader.push(line))
-    reader.finishComplete()
     flushProjection(projector)
   })
   try {
@@ -111,29 +151,5 @@ function claimAgents(statements: ImportStatements, event: TraceEvent, jobId: str
   }
 }
 
-/** Calls `onLine` for each line of a UTF-8 file, reading 64 KiB at a time. */
-export function readLinesSync(file: string, onLine: (line: string) => void): void {
-  let fd: number
-  try {
-    fd = openSync(file, 'r')
-  } catch (error) {
-    throw new StoreError(`Cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, { cause: error })
-  }
-  try {
-    const buffer = Buffer.allocUnsafe(64 * 1024)
-    const decoder = new StringDecoder('utf8')
-    let rest = ''
-    for (;;) {
-      const read = readSync(fd, buffer, 0, buffer.length, null)
-      if (read === 0) break
-      const text = rest + decoder.write(buffer.subarray(0, read))
-      const lines = text.split('\n')
-      rest = lines.pop() ?? ''
-      for (const line of lines) onLine(line)
-    }
-    rest += decoder.end()
-    if (rest !== '') onLine(rest)
-  } finally {
-    closeSync(fd)
-  }
-}
+/** Kept here for the callers that read lines the way the import does (bench/store.ts). */
+export { readLinesSync }

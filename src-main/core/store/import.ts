@@ -1,29 +1,16 @@
 import { createReadStream } from 'node:fs'
 import { createInterface } from 'node:readline'
 import { z } from 'zod'
-import { jobStatuses, traceEventSchema, type TraceEvent } from '../trace/events'
+import { traceEventSchema, traceHeaderSchema, type TraceEvent } from '../trace/events'
 import type { AgentNode, Job, JobSettings } from '../trace/model'
 import { reduceAgents, reduceJob } from '../trace/projection'
 import { emptyUsage } from '../trace/usage'
 import { TraceParseError } from './errors'
-import { traceFormat, traceFormatVersion } from './export'
+import { traceFormatVersion } from './export'
 
-const headerSchema = z.object({
-  type: z.literal('trace.header'),
-  format: z.literal(traceFormat),
-  version: z.number().int().positive(),
-  job: z.object({
-    id: z.string().min(1),
-    project: z.string(),
-    task: z.string(),
-    settings: z.record(z.string(), z.unknown()),
-    status: z.enum(jobStatuses),
-    created_at: z.string(),
-  }),
-  exported_at: z.string(),
-})
+const headerSchema = traceHeaderSchema
 
-/** The header line; `settings` is checked to be an object, not field by field. */
+/** The header line; its settings as the engine types them (the schema checks every field it names). */
 export type TraceHeader = Omit<z.infer<typeof headerSchema>, 'job'> & {
   job: Omit<z.infer<typeof headerSchema>['job'], 'settings'> & { settings: JobSettings }
 }
@@ -146,7 +133,9 @@ export class TraceReader {
       const type = (value as { type?: unknown } | null)?.type
       this.fail(`invalid event (${describeType(type)}): ${describeIssues(parsed.error)}`)
     }
-    const event = parsed.data
+    // The file's own data, checked but not rebuilt: parsing orders keys as the schema lists them,
+    // and an imported job exports again line for line (docs/trace-format.md).
+    const event = { ...parsed.data, data: (value as { data: TraceEvent['data'] }).data } as TraceEvent
     if (event.seq <= this.lastSeq) this.fail(`seq ${event.seq} is not greater than the previous event's seq ${this.lastSeq}`)
     if (event.job_id !== header.job.id) this.fail(`job_id ${event.job_id} does not match the header's job ${header.job.id}`)
     this.lastSeq = event.seq
