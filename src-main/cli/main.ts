@@ -17,6 +17,7 @@ const usage = `Usage:
             [--job-token-budget N] [--job-cost-budget USD] [--allow-network] [--no-sandbox [--yes]]
             [--auto-approve-subagents] [--db FILE] [--export FILE.jsonl] [--json]
   arbor export --db FILE (--job ID | --last) --out FILE [--format jsonl|otlp]
+  arbor export --db FILE (--job ID | --last) --otlp-endpoint URL [--header NAME=VALUE ...]
   arbor serve [DIR] [--port N] [--db FILE]
   arbor import FILE.jsonl [--db FILE]
   arbor open FILE.jsonl [--port N] [--db FILE]
@@ -29,6 +30,14 @@ ${limits.job_token_budget.toLocaleString('en')}, --job-cost-budget up to ${limit
 model the job uses. --allow-network lets commands reach the network (off by default).
 --no-sandbox runs commands without the OS sandbox: it prints a warning and asks on a
 terminal; without a terminal it needs --yes, else the job is refused (exit 2).
+
+export --otlp-endpoint sends the job's spans to an OpenTelemetry collector over OTLP/HTTP
+(protobuf): Langfuse https://cloud.langfuse.com/api/public/otel/v1/traces, Phoenix
+http://localhost:6006/v1/traces, Jaeger v2 or the Collector http://localhost:4318/v1/traces.
+A full URL is used as given; a base URL without a path gets /v1/traces. --header (repeatable)
+adds a request header, e.g. --header "Authorization=Basic …"; header values are never printed.
+A collector that cannot be reached, refuses (4xx/5xx) or does not answer in 10 s: exit 1.
+Traces are also sent after every job when Settings ▸ Trace export is on (docs/otlp.md).
 
 Data is stored in $ARBOR_DATA_DIR/arbor.db (default ~/.local/share/arbor/arbor.db) unless --db is given.`
 
@@ -56,6 +65,8 @@ const options = {
   last: { type: 'boolean' },
   out: { type: 'string' },
   format: { type: 'string' },
+  'otlp-endpoint': { type: 'string' },
+  header: { type: 'string', multiple: true },
   port: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const

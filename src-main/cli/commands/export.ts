@@ -1,5 +1,7 @@
 import path from 'node:path'
-import { openDatabase } from '../../core/store/database'
+import { OtlpEndpointError, parseHeaders, tracesUrl } from '../../core/otlp/endpoint'
+import { pushJob } from '../../core/otlp/push'
+import { openDatabase, type SqliteDatabase } from '../../core/store/database'
 import { exportJob, jsonlFormat } from '../../core/store/export'
 import { endInterruptedJobs } from '../../core/store/interrupted'
 import { otlpFormat } from '../../core/store/otlp'
@@ -11,8 +13,10 @@ import { UsageError } from '../usage-error'
 
 export async function runExport(values: CliValues): Promise<number> {
   if (!values.db) throw new UsageError('export needs --db FILE')
-  if (!values.out) throw new UsageError('export needs --out FILE')
   if (!values.job === !values.last) throw new UsageError('export needs exactly one of --job ID and --last')
+  const push = values['otlp-endpoint'] !== undefined ? pushTarget(values) : null
+  if (!push && values.header?.length) throw new UsageError('--header goes with --otlp-endpoint')
+  if (!push && !values.out) throw new UsageError('export needs --out FILE (or --otlp-endpoint URL)')
   const format = values.format ?? 'jsonl'
   if (format !== 'jsonl' && format !== 'otlp') throw new UsageError(`unknown format "${format}" (jsonl or otlp)`)
   const db = openDatabase(path.resolve(values.db))
@@ -23,7 +27,8 @@ export async function runExport(values: CliValues): Promise<number> {
     endInterruptedJobs(db, writer)
     const jobId = values.job ?? listJobs(db)[0]?.id
     if (!jobId) throw new Error('the database holds no jobs')
-    const out = path.resolve(values.out)
+    if (push) return await pushToCollector(db, jobId, push)
+    const out = path.resolve(values.out!)
     const count = await exportJob(db, jobId, out, format === 'otlp' ? otlpFormat() : jsonlFormat())
     console.log(`exported job ${jobId}: ${count} ${format === 'otlp' ? 'spans (OTLP JSON)' : 'lines'} to ${out}`)
     return 0
@@ -31,4 +36,26 @@ export async function runExport(values: CliValues): Promise<number> {
     writer.close()
     db.close()
   }
+}
+
+interface PushTarget {
+  url: string
+  headers: Record<string, string>
+}
+
+function pushTarget(values: CliValues): PushTarget {
+  if (values.out || values.format) throw new UsageError('--otlp-endpoint sends the job to a collector: leave out --out and --format')
+  try {
+    return { url: tracesUrl(values['otlp-endpoint'] ?? ''), headers: parseHeaders(values.header ?? []) }
+  } catch (error) {
+    if (error instanceof OtlpEndpointError) throw new UsageError(error.message)
+    throw error
+  }
+}
+
+/** Failures (unreachable, refused, timed out) throw a one-line OtlpPushError: `arbor: …`, exit 1. */
+async function pushToCollector(db: SqliteDatabase, jobId: string, target: PushTarget): Promise<number> {
+  const { spans, url } = await pushJob(db, jobId, { endpoint: target.url, headers: target.headers })
+  console.log(`sent job ${jobId}: ${spans} spans (OTLP/HTTP protobuf) to ${new URL(url).origin}${new URL(url).pathname}`)
+  return 0
 }

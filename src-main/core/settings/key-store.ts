@@ -3,13 +3,22 @@ import path from 'node:path'
 import type { KeyedProviderId } from '../api/job-form'
 
 /**
- * Where API keys entered in settings are kept. A key is write-only from the UI's side: nothing
- * here is ever sent to a renderer, stored in the trace or logged; `describe` is what settings show.
+ * What the key store holds: a provider's API key, or the value of a header sent with traces
+ * (`trace_header:Authorization`), which often carries a collector's credentials.
+ */
+export type SecretId = KeyedProviderId | `trace_header:${string}`
+
+export const traceHeaderSecret = (name: string): SecretId => `trace_header:${name.toLowerCase()}`
+
+/**
+ * Where API keys and other secrets entered in settings are kept. A secret is write-only from the
+ * UI's side: nothing here is ever sent to a renderer, stored in the trace or logged; `describe`
+ * is what settings show.
  */
 export interface KeyStore {
-  get(provider: KeyedProviderId): string | null
-  set(provider: KeyedProviderId, key: string): void
-  clear(provider: KeyedProviderId): void
+  get(id: SecretId): string | null
+  set(id: SecretId, secret: string): void
+  clear(id: SecretId): void
   readonly encrypted: boolean
   /** Can keys be stored at all (false: e.g. no OS keyring for safeStorage). */
   readonly available: boolean
@@ -26,7 +35,7 @@ export interface KeyCipher {
   readonly label: string
 }
 
-type KeyFile = Partial<Record<KeyedProviderId, string>>
+type KeyFile = Partial<Record<SecretId, string>>
 
 /**
  * Keys in one JSON file, created with mode 0600 (only the user can read it) and replaced
@@ -52,8 +61,8 @@ export class FileKeyStore implements KeyStore {
     return `${this.file} (not encrypted; readable only by you, mode 0600)`
   }
 
-  get(provider: KeyedProviderId): string | null {
-    const stored = this.read()[provider]
+  get(id: SecretId): string | null {
+    const stored = this.read()[id]
     if (!stored) return null
     if (!this.cipher) return stored
     try {
@@ -63,17 +72,17 @@ export class FileKeyStore implements KeyStore {
     }
   }
 
-  set(provider: KeyedProviderId, key: string): void {
+  set(id: SecretId, secret: string): void {
     if (!this.available) throw new Error('keys cannot be stored here: no OS keyring is available; set the key in the environment instead')
     const keys = this.read()
-    keys[provider] = this.cipher ? this.cipher.encrypt(key).toString('base64') : key
+    keys[id] = this.cipher ? this.cipher.encrypt(secret).toString('base64') : secret
     this.write(keys)
   }
 
-  clear(provider: KeyedProviderId): void {
+  clear(id: SecretId): void {
     const keys = this.read()
-    if (!(provider in keys)) return
-    delete keys[provider]
+    if (!(id in keys)) return
+    delete keys[id]
     this.write(keys)
   }
 

@@ -24,6 +24,13 @@ export interface ProviderSettingsRecord {
 
 type PriceRecord = ModelPrice & { model: string }
 
+/** Where finished jobs' traces are sent (core/otlp/auto-export.ts); header values live in the key store. */
+export interface TraceExportRecord {
+  endpoint: string
+  enabled: boolean
+  header_names: string[]
+}
+
 export class AppSettings {
   private readonly statements: {
     newestOpen: Statement<[], { opened_at: string | null }>
@@ -36,6 +43,9 @@ export class AppSettings {
     prices: Statement<[], PriceRecord>
     setPrice: Statement<[string, number, number, number, number, string]>
     resetPrice: Statement<[string]>
+    traceExport: Statement<[], { endpoint: string; enabled: number; header_names: string }>
+    saveTraceExport: Statement<[string, number, string, string]>
+    clearTraceExport: Statement<[]>
   }
 
   constructor(
@@ -64,6 +74,13 @@ export class AppSettings {
            cache_read = excluded.cache_read, cache_write = excluded.cache_write, updated_at = excluded.updated_at`,
       ),
       resetPrice: db.prepare('DELETE FROM prices WHERE model = ?'),
+      traceExport: db.prepare('SELECT endpoint, enabled, header_names FROM trace_export WHERE id = 1'),
+      saveTraceExport: db.prepare(
+        `INSERT INTO trace_export (id, endpoint, enabled, header_names, updated_at) VALUES (1, ?, ?, ?, ?)
+         ON CONFLICT (id) DO UPDATE SET endpoint = excluded.endpoint, enabled = excluded.enabled,
+           header_names = excluded.header_names, updated_at = excluded.updated_at`,
+      ),
+      clearTraceExport: db.prepare('DELETE FROM trace_export WHERE id = 1'),
     }
   }
 
@@ -115,5 +132,21 @@ export class AppSettings {
 
   resetPrice(model: string): boolean {
     return this.statements.resetPrice.run(model).changes > 0
+  }
+
+  /** The trace export setting, or null when none was saved. */
+  traceExport(): TraceExportRecord | null {
+    const row = this.statements.traceExport.get()
+    if (!row) return null
+    const names = JSON.parse(row.header_names) as unknown
+    return { endpoint: row.endpoint, enabled: row.enabled === 1, header_names: Array.isArray(names) ? names.filter((name) => typeof name === 'string') : [] }
+  }
+
+  saveTraceExport(record: TraceExportRecord): void {
+    this.statements.saveTraceExport.run(record.endpoint, record.enabled ? 1 : 0, JSON.stringify(record.header_names), this.now().toISOString())
+  }
+
+  clearTraceExport(): void {
+    this.statements.clearTraceExport.run()
   }
 }

@@ -1,84 +1,212 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { openDatabase } from './database'
+import { checkOtlpJson } from '../otlp/testing/otlp-proto'
+import { spawnJobEvents, storeJob } from '../otlp/testing/spawn-fixture'
+import type { NewTraceEvent } from '../trace/events'
+import type { Job } from '../trace/model'
 import { exportJob } from './export'
 import { otlpFormat } from './otlp'
-import { childId, childUsage, jobId, jobUsage, rootId, rootCalls, sampleJob, sampleJobEvents } from './testing/job-fixture'
+import { childId, childUsage, jobId, jobUsage, rootCalls, rootId, sampleJob, sampleJobEvents } from './testing/job-fixture'
 import { useTempDir } from './testing/temp-dir'
-import { TraceWriter } from './trace-writer'
 
+interface JsonValue {
+  stringValue?: string
+  intValue?: string
+  doubleValue?: number
+  boolValue?: boolean
+  arrayValue?: { values: JsonValue[] }
+}
 interface Span {
   traceId: string
   spanId: string
   parentSpanId?: string
   name: string
+  kind: number
   startTimeUnixNano: string
   endTimeUnixNano: string
-  attributes: { key: string; value: { stringValue?: string; intValue?: string; doubleValue?: number; boolValue?: boolean } }[]
-  status: { code: number }
+  attributes: { key: string; value: JsonValue }[]
+  status: { code: number; message?: string }
 }
 
+const value = (span: Span, key: string): JsonValue | undefined => span.attributes.find((entry) => entry.key === key)?.value
 const attribute = (span: Span, key: string) => {
-  const value = span.attributes.find((entry) => entry.key === key)?.value
-  return value?.stringValue ?? (value?.intValue !== undefined ? Number(value.intValue) : (value?.doubleValue ?? value?.boolValue))
+  const found = value(span, key)
+  return found?.stringValue ?? (found?.intValue !== undefined ? Number(found.intValue) : (found?.doubleValue ?? found?.boolValue))
 }
 
 describe('OTLP export', () => {
   const tempDir = useTempDir()
 
-  function exportSample(events = sampleJobEvents()) {
-    const db = openDatabase(join(tempDir(), 'arbor.db'))
-    const writer = new TraceWriter(db)
-    writer.createJob(sampleJob())
-    for (const event of events) writer.append(event)
-    writer.flush()
+  async function exportSpans(events: NewTraceEvent[] = spawnJobEvents(), job: Job = sampleJob()) {
+    const db = storeJob(tempDir(), job, events)
     const file = join(tempDir(), 'trace.otlp.json')
-    return { db, file, done: exportJob(db, jobId, file, otlpFormat()) }
-  }
-
-  it('writes resourceSpans with GenAI spans for the job, each agent, model call and tool call', async () => {
-    const { db, file, done } = exportSample()
-    const count = await done
+    const count = await exportJob(db, jobId, file, otlpFormat())
+    db.close()
     const document = JSON.parse(readFileSync(file, 'utf8'))
     const spans: Span[] = document.resourceSpans[0].scopeSpans[0].spans
     expect(count).toBe(spans.length)
-    // job + 2 agents + 3 model calls + 1 tool call
-    expect(spans).toHaveLength(7)
-    expect(new Set(spans.map((span) => span.traceId)).size).toBe(1)
-    expect(spans[0]!.traceId).toMatch(/^[0-9a-f]{32}$/)
-    expect(new Set(spans.map((span) => span.spanId)).size).toBe(7)
-
     const byOperation = (name: string) => spans.filter((span) => attribute(span, 'gen_ai.operation.name') === name)
+    return { document, spans, byOperation }
+  }
+
+  it('writes an invoke_workflow span for the job, invoke_agent per agent, chat per model call and execute_tool per tool call', async () => {
+    const { spans, byOperation } = await exportSpans()
+    // job + 2 agents + 3 model calls + 2 tool calls (task, list_files)
+    expect(spans).toHaveLength(8)
+    expect(new Set(spans.map((span) => span.traceId)).size).toBe(1)
+    expect(new Set(spans.map((span) => span.spanId)).size).toBe(8)
+
+    const [job] = byOperation('invoke_workflow')
+    expect(job).toMatchObject({ name: 'invoke_workflow arbor', kind: 1, status: { code: 1 } })
+    expect(job!.parentSpanId).toBeUndefined()
+    expect(attribute(job!, 'gen_ai.workflow.name')).toBe('arbor')
+    expect(attribute(job!, 'gen_ai.usage.input_tokens')).toBe(jobUsage.input_tokens)
+    expect(attribute(job!, 'arbor.cost_usd')).toBe(0.875)
+
     const agents = byOperation('invoke_agent')
     const root = agents.find((span) => attribute(span, 'gen_ai.agent.id') === rootId)!
     const child = agents.find((span) => attribute(span, 'gen_ai.agent.id') === childId)!
-    const job = spans.find((span) => span.name === 'arbor job')!
-    expect(root.parentSpanId).toBe(job.spanId)
-    expect(child.parentSpanId).toBe(root.spanId)
+    for (const agent of agents) expect(attribute(agent, 'gen_ai.provider.name')).toBe('scripted')
+    expect(root.parentSpanId).toBe(job!.spanId)
+    const task = byOperation('execute_tool').find((span) => span.name === 'execute_tool task')!
+    expect(task.parentSpanId).toBe(root.spanId)
+    // The subagent hangs under the task call that spawned it, not directly under its parent agent.
+    expect(child.parentSpanId).toBe(task.spanId)
     expect(attribute(child, 'arbor.depth')).toBe(1)
     expect(attribute(child, 'gen_ai.usage.input_tokens')).toBe(childUsage.input_tokens)
-    expect(attribute(job, 'gen_ai.usage.input_tokens')).toBe(jobUsage.input_tokens)
-    expect(attribute(job, 'arbor.cost_usd')).toBe(0.875)
+    expect(attribute(child, 'gen_ai.usage.reasoning.output_tokens')).toBe(childUsage.reasoning_tokens)
 
     const chats = byOperation('chat')
     expect(chats).toHaveLength(3)
+    // The scripted model runs in the process: INTERNAL, and no server to name.
+    for (const chat of chats) expect({ kind: chat.kind, server: value(chat, 'server.address') }).toEqual({ kind: 1, server: undefined })
     expect(chats.filter((span) => span.parentSpanId === root.spanId).map((span) => attribute(span, 'gen_ai.usage.input_tokens'))).toEqual(
       rootCalls.map((call) => call.input_tokens),
     )
-    const tool = byOperation('execute_tool')[0]!
-    expect(tool).toMatchObject({ parentSpanId: child.spanId, name: 'execute_tool list_files', status: { code: 1 } })
+    const listFiles = byOperation('execute_tool').find((span) => span.name === 'execute_tool list_files')!
+    expect(listFiles).toMatchObject({ parentSpanId: child.spanId, status: { code: 1 } })
     for (const span of spans) expect(BigInt(span.endTimeUnixNano) >= BigInt(span.startTimeUnixNano)).toBe(true)
-    db.close()
+  })
+
+  it('hangs a subagent under its parent agent when the trace has no task tool call (an older trace)', async () => {
+    const { byOperation } = await exportSpans(sampleJobEvents())
+    const agents = byOperation('invoke_agent')
+    const root = agents.find((span) => attribute(span, 'gen_ai.agent.id') === rootId)!
+    expect(agents.find((span) => attribute(span, 'gen_ai.agent.id') === childId)!.parentSpanId).toBe(root.spanId)
   })
 
   it('ends the spans of a job still running at its newest event, with status unset', async () => {
-    const { db, file, done } = exportSample(sampleJobEvents().slice(0, 10))
-    await done
-    const spans: Span[] = JSON.parse(readFileSync(file, 'utf8')).resourceSpans[0].scopeSpans[0].spans
+    const { spans } = await exportSpans(spawnJobEvents().slice(0, 11))
     const unfinished = spans.filter((span) => span.status.code === 0)
-    // job, root, child and the child's tool call are open; the root's first model call ended
-    expect(unfinished.map((span) => span.name).sort()).toEqual(['arbor job', 'execute_tool list_files', 'invoke_agent map the repo', 'invoke_agent root'])
+    expect(unfinished.map((span) => span.name).sort()).toEqual([
+      'execute_tool list_files',
+      'execute_tool task',
+      'invoke_agent map the repo',
+      'invoke_agent root',
+      'invoke_workflow arbor',
+    ])
+  })
+
+  it('marks every span that ended in error with error.type and a status message', async () => {
+    const events = spawnJobEvents().map((event): NewTraceEvent => {
+      if (event.type === 'tool.result' && event.data.name === 'list_files') return { ...event, data: { ...event.data, ok: false, output: 'Error: list_files failed: no such folder\nmore' } }
+      if (event.type === 'agent.end' && event.agent_id === childId) return { ...event, data: { ...event.data, status: 'failed', terminal_reason: 'provider_error' } }
+      if (event.type === 'job.end') return { ...event, data: { ...event.data, status: 'failed' } }
+      return event
+    })
+    const childEnd = events.findIndex((event) => event.type === 'agent.end' && event.agent_id === childId)
+    events.splice(childEnd, 0, { ...events[childEnd]!, type: 'error', data: { message: 'the provider answered 500' } })
+    const { spans } = await exportSpans(events)
+    const failed = spans.filter((span) => span.status.code === 2)
+    expect(failed.map((span) => [span.name, attribute(span, 'error.type'), span.status.message])).toEqual([
+      ['execute_tool list_files', 'tool_error', 'Error: list_files failed: no such folder'],
+      ['invoke_agent map the repo', 'provider_error', 'agent failed (provider_error): the provider answered 500'],
+      ['invoke_workflow arbor', 'failed', 'job failed'],
+    ])
+    for (const span of spans.filter((each) => each.status.code !== 2)) expect(value(span, 'error.type')).toBeUndefined()
+  })
+
+  it('makes calls to a remote provider CLIENT spans naming the server, and keeps costs doubles and tokens integers', async () => {
+    const job = sampleJob({ settings: { ...sampleJob().settings, provider: 'openai', base_url: 'https://llm.example.test:8443/v1' } })
+    let calls = 0
+    const events = spawnJobEvents(job).map((event): NewTraceEvent => {
+      if (event.type !== 'llm.call') return event
+      // Integral costs (0 and 1 USD) are still doubles.
+      const index = calls++
+      const response = index === 0 ? { response_id: 'chatcmpl-1', response_model: 'gpt-4.1-2025-04-14' } : {}
+      return { ...event, data: { ...event.data, ...response, provider: 'openai', cost_usd: [0, 1, 0.125][index] ?? null } }
+    })
+    const { spans, byOperation } = await exportSpans(events, job)
+    const chats = byOperation('chat')
+    for (const chat of chats) {
+      expect(chat.kind).toBe(3)
+      expect(value(chat, 'server.address')).toEqual({ stringValue: 'llm.example.test' })
+      expect(value(chat, 'server.port')).toEqual({ intValue: '8443' })
+      expect(value(chat, 'gen_ai.provider.name')).toEqual({ stringValue: 'openai' })
+    }
+    expect(chats.map((chat) => value(chat, 'arbor.cost_usd'))).toEqual([{ doubleValue: 0 }, { doubleValue: 1 }, { doubleValue: 0.125 }])
+    // Response id and model where the trace has them (Arbor's own llm.call records neither yet).
+    expect(chats.map((chat) => [value(chat, 'gen_ai.response.id'), value(chat, 'gen_ai.response.model')])).toEqual([
+      [{ stringValue: 'chatcmpl-1' }, { stringValue: 'gpt-4.1-2025-04-14' }],
+      [undefined, undefined],
+      [undefined, undefined],
+    ])
+    for (const agent of byOperation('invoke_agent')) expect(value(agent, 'gen_ai.provider.name')).toEqual({ stringValue: 'openai' })
+    for (const span of spans) {
+      for (const { key, value: each } of span.attributes) {
+        if (key === 'arbor.cost_usd' || key === 'arbor.budget.job_cost_usd') expect(Object.keys(each), key).toEqual(['doubleValue'])
+        if (key.startsWith('gen_ai.usage.')) expect(Object.keys(each), key).toEqual(['intValue'])
+      }
+    }
+  })
+
+  it('names the public API as the server when the job has no base URL', async () => {
+    const job = sampleJob({ settings: { ...sampleJob().settings, provider: 'anthropic' } })
+    const events = spawnJobEvents(job).map((event): NewTraceEvent => (event.type === 'llm.call' ? { ...event, data: { ...event.data, provider: 'anthropic' } } : event))
+    const [chat] = (await exportSpans(events, job)).byOperation('chat')
+    expect([value(chat!, 'server.address'), value(chat!, 'server.port')]).toEqual([{ stringValue: 'api.anthropic.com' }, { intValue: '443' }])
+  })
+})
+
+describe('OTLP export against the official protobuf definitions', () => {
+  const tempDir = useTempDir()
+
+  let stored = 0
+  async function exportDocument(events: NewTraceEvent[]) {
+    const db = storeJob(tempDir(), sampleJob(), events, `arbor-${++stored}.db`)
+    const file = join(tempDir(), 'trace.otlp.json')
+    await exportJob(db, jobId, file, otlpFormat())
     db.close()
+    return JSON.parse(readFileSync(file, 'utf8'))
+  }
+
+  it('passes the strict check for a finished and a running job, and survives an encode/decode round trip', async () => {
+    for (const events of [spawnJobEvents(), spawnJobEvents().slice(0, 11)]) {
+      const { errors, bytes } = checkOtlpJson(await exportDocument(events))
+      expect(errors).toEqual([])
+      expect(bytes!.length).toBeGreaterThan(500)
+    }
+  })
+
+  it('fails a broken export: unknown fields, wrong types, bad ids, enums as names', async () => {
+    const document = await exportDocument(spawnJobEvents())
+    const spans = (doc: typeof document) => doc.resourceSpans[0].scopeSpans[0].spans
+    const broken = (change: (doc: typeof document) => void) => {
+      const copy = structuredClone(document)
+      change(copy)
+      return checkOtlpJson(copy).errors
+    }
+    expect(broken((doc) => (spans(doc)[0].colour = 'red'))).toEqual(['resourceSpans[0].scopeSpans[0].spans[0].colour: not a field of the OTLP protos (lost in the round trip)'])
+    expect(broken((doc) => (spans(doc)[1].attributes[0].value = { stringValue: 42 }))[0]).toMatch(/stringValue: string expected/)
+    expect(broken((doc) => (spans(doc)[1].attributes[0].value = { intValue: 'forty' }))[0]).toMatch(/intValue: integer\|Long expected/)
+    expect(broken((doc) => (spans(doc)[0].kind = 'SPAN_KIND_INTERNAL'))[0]).toMatch(/kind: enum value expected/)
+    expect(broken((doc) => (spans(doc)[0].status.code = 7))[0]).toMatch(/code: enum value expected/)
+    expect(broken((doc) => (spans(doc)[0].spanId = 'abcd'))).toEqual(['resourceSpans[0].scopeSpans[0].spans[0].spanId: 2 bytes, expected 8'])
+    expect(broken((doc) => (spans(doc)[0].traceId = 'not hex at all, no'))[0]).toMatch(/traceId: an id must be a hex string/)
+    expect(broken((doc) => (spans(doc)[0].startTimeUnixNano = 1.5))[0]).toMatch(/startTimeUnixNano: integer\|Long expected/)
+    expect(broken((doc) => (doc.resourceSpans[0].resource.attributes[0].value = { stringValue: 'arbor', note: 'x' }))).toEqual([
+      'resourceSpans[0].resource.attributes[0].value.note: not a field of the OTLP protos (lost in the round trip)',
+    ])
   })
 })

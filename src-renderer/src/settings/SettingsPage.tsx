@@ -5,6 +5,7 @@ import { rememberFocus, trapTab } from './focus'
 import { PriceTable } from './PriceTable'
 import { ProviderCard } from './ProviderCard'
 import { keyStorageText } from './settings-model'
+import { TraceExportSection } from './TraceExportSection'
 
 /** The settings page: renders nothing while closed (store: settingsOpen). */
 export function SettingsPage() {
@@ -15,6 +16,7 @@ export function SettingsPage() {
 const sections = [
   { id: 'providers', title: 'Providers' },
   { id: 'prices', title: 'Prices' },
+  { id: 'trace-export', title: 'Trace export' },
 ] as const
 type SectionId = (typeof sections)[number]['id']
 
@@ -178,6 +180,18 @@ function SettingsBody() {
                     </p>
                   </div>
                   <PriceTable rows={view.prices} focus={focus} onFocusPrices={() => setActive('prices')} />
+                </section>
+                <section className="settings-section" id="settings-trace-export" aria-labelledby="settings-trace-export-title">
+                  <div className="settings-section__head">
+                    <h2 className="settings-section__title" id="settings-trace-export-title">
+                      Trace export
+                    </h2>
+                    <p className="settings-section__description">
+                      Sends every job this app runs to an OpenTelemetry collector when it ends (OTLP/HTTP: Langfuse, Phoenix, Jaeger, the
+                      Collector). Imported traces are not sent. Header values are stored like keys and never shown again.
+                    </p>
+                  </div>
+                  <TraceExportSection />
                 </section>
               </>
             )}
