@@ -36,6 +36,8 @@ const api = {
   startJob: (input) => call('startJob', input),
   getTree: (input) => call('getTree', input),
   getEvents: (input) => call('getEvents', input),
+  getTimeline: (input) => call('getTimeline', input),
+  getReplayEvents: (input) => call('getReplayEvents', input),
   setSpawnPaused: (input) => call('setSpawnPaused', input),
   killAgent: (input) => call('killAgent', input),
   cancelSpawn: (input) => call('cancelSpawn', input),
@@ -50,6 +52,8 @@ const api = {
   testConnection: (input) => call('testConnection', input),
   setPrice: (input) => call('setPrice', input),
   resetPrice: (input) => call('resetPrice', input),
+  getTraceExport: (input) => call('getTraceExport', input),
+  setTraceExport: (input) => call('setTraceExport', input),
   // A dropped file's path on disk (sandboxed renderers cannot see it); only a real File has one.
   pathForFile: (file) => (file instanceof File ? webUtils.getPathForFile(file) : ''),
   subscribe(listener) {

@@ -7,6 +7,9 @@ import type { EngineContext } from './handlers/context'
 import { exportFormats, importTrace, jobHandlers, type ExportFormatName } from './handlers/job-handlers'
 import { openProjectIn, projectHandlers } from './handlers/project-handlers'
 import { settingsHandlers } from './handlers/settings-handlers'
+import { traceExportHandlers } from './handlers/trace-export-handlers'
+import { timelineHandlers } from './handlers/timeline-handlers'
+import { AutoExport } from './otlp/auto-export'
 import type { Environment } from './providers/connection'
 import { FileKeyStore, type KeyStore } from './settings/key-store'
 import { resolveConnectionFor } from './settings/providers'
@@ -90,7 +93,11 @@ export function createEngine(options: EngineOptions): Engine {
   const context: EngineContext = { db, writer, supervisor, settings, keys, env, project: null, profilesFor: (dir) => loadProfiles(dir) }
   if (options.projectDir) openProjectIn(context, options.projectDir)
 
-  const handlers: ApiHandlers = { ...projectHandlers(context), ...jobHandlers(context), ...settingsHandlers(context) }
+  // Every job this process ran goes to the collector in settings when it ends (a failed send is only a notice).
+  const autoExport = new AutoExport({ db, settings, keys, flush: () => writer.flush() })
+  supervisor.onJobEnd((jobId) => autoExport.jobEnded(jobId))
+
+  const handlers: ApiHandlers = { ...projectHandlers(context), ...jobHandlers(context), ...timelineHandlers(context), ...settingsHandlers(context), ...traceExportHandlers(context, autoExport) }
 
   const waitForJob = (jobId: string): Promise<void> =>
     new Promise((resolve) => {
@@ -130,6 +137,7 @@ export function createEngine(options: EngineOptions): Engine {
     importTrace: (file) => importTrace(context, file),
     async close() {
       await supervisor.shutdown()
+      await autoExport.settle()
       heartbeat.stop()
       writer.close()
       db.close()

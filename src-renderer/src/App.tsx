@@ -4,7 +4,6 @@ import { JobToolbar } from './controls/JobToolbar'
 import { NoticeBar } from './controls/NoticeBar'
 import { TopBar } from './controls/TopBar'
 import { DropOverlay } from './drop/DropOverlay'
-import { GraphView } from './graph/GraphView'
 import { InspectorDock } from './inspector/InspectorDock'
 import { JobList } from './jobs/JobList'
 import { NewJob } from './jobs/NewJob'
@@ -15,6 +14,7 @@ import { ShortcutHandler } from './shortcuts/ShortcutHandler'
 import { ShortcutsHelp } from './shortcuts/ShortcutsHelp'
 import { StartScreen } from './start/StartScreen'
 import { useArbor, type ArborState } from './store'
+import { CentreViews } from './timeline/CentreViews'
 
 const selectScreen = (state: ArborState) => (!state.ready ? 'booting' : state.project || state.traceOnly ? 'project' : 'start')
 const selectHasProject = (state: ArborState) => state.project !== null
@@ -34,7 +34,7 @@ export function App() {
   )
 }
 
-/** Project view: jobs on the left, the tree in the centre, inspectors on the right. */
+/** Project view: jobs on the left, the tree (or its timeline) in the centre, inspectors on the right. */
 function ProjectView() {
   // A trace opened with no project shows read-only: nothing to start there.
   const hasProject = useArbor(selectHasProject)
@@ -50,7 +50,7 @@ function ProjectView() {
           <JobToolbar />
           <KillConfirm />
           <ApprovalsPanel />
-          <GraphView />
+          <CentreViews />
         </main>
         <InspectorDock />
       </div>

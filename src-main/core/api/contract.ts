@@ -1,8 +1,10 @@
 import { z } from 'zod'
 import type { ModelPrice } from '../providers/pricing'
 import type { TraceEvent } from '../trace/events'
+import type { Timeline } from '../trace/timeline'
 import type { AgentNode, Job } from '../trace/model'
 import { keyedProviderIds, newJobSchema, type KeyedProviderId, type NewJob } from './job-form'
+import { isTracesEndpoint } from '../otlp/endpoint'
 
 /**
  * The one API between a UI (Electron renderer over IPC, or a browser over the `serve`
@@ -46,6 +48,16 @@ export const apiContract = {
   getEvents: z
     .object({
       agent_id: id,
+      after_seq: z.number().int().nonnegative().optional(),
+      limit: z.number().int().min(1).max(5000).optional(),
+    })
+    .strict(),
+  /** The job's timeline (trace/timeline.ts), folded in main so the renderer never pulls every event. */
+  getTimeline: z.object({ job_id: id }).strict(),
+  /** A page of the job's events as a replay reduces them: no `message` events, every string cut short. */
+  getReplayEvents: z
+    .object({
+      job_id: id,
       after_seq: z.number().int().nonnegative().optional(),
       limit: z.number().int().min(1).max(5000).optional(),
     })
@@ -95,6 +107,33 @@ export const apiContract = {
     .strict(),
   /** Drops an edit: a built-in model gets its built-in price back, a model the user added goes. */
   resetPrice: z.object({ model: z.string().trim().min(1).max(200) }).strict(),
+  /** Where finished jobs' traces are sent over OTLP/HTTP; header values never come back. */
+  getTraceExport: z.object({}).strict(),
+  /**
+   * Replaces the setting. A header listed without `value` keeps its stored value; headers left
+   * out are deleted. An empty endpoint with `enabled: false` removes the setting.
+   */
+  setTraceExport: z
+    .object({
+      endpoint: z.string().trim().max(2048).refine((value) => value === '' || isTracesEndpoint(value), 'an http:// or https:// URL without credentials, e.g. http://localhost:4318/v1/traces'),
+      enabled: z.boolean(),
+      headers: z
+        .array(
+          z
+            .object({
+              name: z.string().trim().min(1).max(200).regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'not a valid header name'),
+              value: z.string().max(8192).regex(/^[^\r\n\0]*$/, 'a header value cannot hold a line break').optional(),
+            })
+            .strict(),
+        )
+        .max(20),
+    })
+    .strict()
+    .refine((input) => input.endpoint !== '' || !input.enabled, { path: ['endpoint'], message: 'sending needs an endpoint' })
+    .refine((input) => new Set(input.headers.map((header) => header.name.toLowerCase())).size === input.headers.length, {
+      path: ['headers'],
+      message: 'a header is listed twice',
+    }),
 } as const
 
 export type ApiMethod = keyof typeof apiContract
@@ -175,6 +214,18 @@ export interface SettingsView {
   key_storage: KeyStorageInfo
 }
 
+/** The trace export setting as the UI sees it: header names only, never their values. */
+export interface TraceExportView {
+  /** As saved; null when there is no setting. */
+  endpoint: string | null
+  /** Where spans go: the endpoint, with /v1/traces added to a bare base URL. */
+  url: string | null
+  enabled: boolean
+  headers: { name: string; set: boolean }[]
+  /** The newest automatic send of this process, or null. */
+  last_send: { job_id: string; ok: boolean; message: string; at: string } | null
+}
+
 export type ConnectionTest =
   | { ok: true; latency_ms: number; model: string; answer: string }
   | { ok: false; latency_ms: number; status: number | null; message: string }
@@ -198,6 +249,8 @@ export interface ApiOutputs {
   /** `last_seq`: the newest event the snapshot includes; apply live events after it. */
   getTree: { job: Job; agents: AgentNode[]; last_seq: number; approvals: PendingApproval[] }
   getEvents: { events: TraceEvent[] }
+  getTimeline: { timeline: Timeline }
+  getReplayEvents: { events: TraceEvent[] }
   setSpawnPaused: { paused: boolean }
   killAgent: { killed: string[] }
   cancelSpawn: { cancelled: boolean }
@@ -206,7 +259,8 @@ export interface ApiOutputs {
   /** `path` is null when the user dismissed a save dialog. */
   exportJob: { path: string | null; lines: number }
   /** `existing`: the trace's job was already in the database, nothing was written. */
-  importTrace: { job_id: string; events: number; existing: boolean }
+  /** `format` and `skipped` only for a Claude Code session: its lines not imported, by entry type. */
+  importTrace: { job_id: string; events: number; existing: boolean; format?: 'claude-code'; skipped?: Record<string, number> }
   getSettings: SettingsView
   setProviderKey: { key: KeyInfo }
   clearProviderKey: { key: KeyInfo }
@@ -214,6 +268,8 @@ export interface ApiOutputs {
   testConnection: ConnectionTest
   setPrice: { prices: PriceRow[] }
   resetPrice: { prices: PriceRow[] }
+  getTraceExport: TraceExportView
+  setTraceExport: TraceExportView
 }
 
 export type ApiHandlers = { [M in ApiMethod]: (input: ApiInput<M>) => Promise<ApiOutputs[M]> }

@@ -103,6 +103,8 @@ function validRequests(ids: { project: string; jobId: string; agentId: string })
     ],
     getTree: [{ job_id: jobId }],
     getEvents: [{ agent_id: agentId, after_seq: 0, limit: 10 }],
+    getTimeline: [{ job_id: jobId }],
+    getReplayEvents: [{ job_id: jobId, after_seq: 0, limit: 10 }],
     setSpawnPaused: [{ job_id: jobId, paused: true }, { job_id: null, paused: false }],
     killAgent: [{ agent_id: agentId }],
     cancelSpawn: [{ agent_id: agentId }],
@@ -117,6 +119,9 @@ function validRequests(ids: { project: string; jobId: string; agentId: string })
     testConnection: [{ provider: 'openai', base_url: base.base_url, model: base.model }],
     setPrice: [{ model: 'fuzz-model', price: { input: 1, output: 2, cache_read: 0.5, cache_write: 0 } }],
     resetPrice: [{ model: 'fuzz-model' }],
+    getTraceExport: [{}],
+    // Off, and to a closed local port: a mutation that turns it on still sends nothing off the machine.
+    setTraceExport: [{ endpoint: 'http://127.0.0.1:9/v1/traces', enabled: false, headers: [{ name: 'Authorization', value: 'Basic ZnV6ejpmdXp6' }] }],
   }
   return requests
 }

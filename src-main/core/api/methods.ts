@@ -15,6 +15,8 @@ export const apiMethods = [
   'startJob',
   'getTree',
   'getEvents',
+  'getTimeline',
+  'getReplayEvents',
   'setSpawnPaused',
   'killAgent',
   'cancelSpawn',
@@ -29,6 +31,8 @@ export const apiMethods = [
   'testConnection',
   'setPrice',
   'resetPrice',
+  'getTraceExport',
+  'setTraceExport',
 ] as const satisfies readonly ApiMethod[]
 
 /** IPC channel names: one per method, plus the notification channel. */

@@ -29,6 +29,7 @@ export class TraceQueries {
   private readonly oneAgent: Statement<[string], AgentRow>
   private readonly agentEvents: Statement<[string, number, number], EventRow>
   private readonly jobEvents: Statement<[string, number, number], EventRow>
+  private readonly jobEventsButMessages: Statement<[string, number, number], EventRow>
   private readonly jobLastSeq: Statement<[string], { seq: number | null }>
 
   constructor(db: SqliteDatabase) {
@@ -42,6 +43,9 @@ export class TraceQueries {
       `SELECT ${eventColumns} FROM events WHERE agent_id = ? AND seq > ? ORDER BY seq LIMIT ?`,
     )
     this.jobEvents = db.prepare(`SELECT ${eventColumns} FROM events WHERE job_id = ? AND seq > ? ORDER BY seq LIMIT ?`)
+    this.jobEventsButMessages = db.prepare(
+      `SELECT ${eventColumns} FROM events WHERE job_id = ? AND seq > ? AND type <> 'message' ORDER BY seq LIMIT ?`,
+    )
     this.jobLastSeq = db.prepare('SELECT max(seq) AS seq FROM events WHERE job_id = ?')
   }
 
@@ -74,6 +78,14 @@ export class TraceQueries {
   /** Every event of a job with seq > afterSeq (job-level events included), oldest first. */
   getJobEvents(jobId: string, afterSeq = 0, limit = defaultEventLimit): TraceEvent[] {
     return this.jobEvents.all(jobId, afterSeq, limit).map(eventFromRow)
+  }
+
+  /**
+   * A job's events with seq > afterSeq but its `message` events (the conversation's bodies, most
+   * of a trace's bytes), oldest first: what the timeline and the tree projection read.
+   */
+  getJobEventsButMessages(jobId: string, afterSeq = 0, limit = defaultEventLimit): TraceEvent[] {
+    return this.jobEventsButMessages.all(jobId, afterSeq, limit).map(eventFromRow)
   }
 
   /** The highest seq stored for a job (0 when none): the watermark of a tree snapshot. */
@@ -113,6 +125,8 @@ export const getEvents = (db: SqliteDatabase, agentId: string, afterSeq?: number
   queriesFor(db).getEvents(agentId, afterSeq, limit)
 export const getJobEvents = (db: SqliteDatabase, jobId: string, afterSeq?: number, limit?: number): TraceEvent[] =>
   queriesFor(db).getJobEvents(jobId, afterSeq, limit)
+export const getJobEventsButMessages = (db: SqliteDatabase, jobId: string, afterSeq?: number, limit?: number): TraceEvent[] =>
+  queriesFor(db).getJobEventsButMessages(jobId, afterSeq, limit)
 export const lastSeq = (db: SqliteDatabase, jobId: string): number => queriesFor(db).lastSeq(jobId)
 export const getJobUsage = (db: SqliteDatabase, jobId: string): { usage: Usage; cost_usd: number | null } =>
   queriesFor(db).getJobUsage(jobId)

@@ -2,6 +2,7 @@ import { Handle, Position, type Node, type NodeProps } from '@xyflow/react'
 import { memo, type MouseEvent } from 'react'
 import { useShallow } from 'zustand/react/shallow'
 import { useArbor, type ArborState } from '../store'
+import { graphTree } from '../store/replay-slice'
 import { stallAfterMs, useClock } from '../util/clock'
 import { formatCost, formatTokens } from '../util/format'
 import { agentStatusLook } from './status'
@@ -10,18 +11,21 @@ import { StatusIcon } from './StatusIcon'
 export type AgentFlowNode = Node<{ agentId: string }, 'agent'>
 
 function selectNodeView(state: ArborState, id: string) {
-  const subtree = state.tree.subtree[id]
+  const tree = graphTree(state)
+  const subtree = tree.subtree[id]
   return {
-    agent: state.tree.agents[id],
-    childCount: state.tree.children[id]?.length ?? 0,
+    agent: tree.agents[id],
+    childCount: tree.children[id]?.length ?? 0,
     subtreeTokens: subtree?.tokens ?? 0,
     subtreeCost: subtree?.cost ?? null,
     subtreeAgents: subtree?.agents ?? 1,
     activeChildren: subtree?.activeChildren ?? 0,
     selected: state.selectedAgentId === id,
     collapsed: state.collapsed[id] === true,
-    // An imported job is read-only: no kill or cancel on its nodes.
-    readOnly: state.tree.jobId !== null && state.jobs[state.tree.jobId]?.imported === true,
+    // A replayed node's last event is long past: it is not stalled.
+    replaying: state.replay !== null,
+    // An imported job, or a replay, is read-only: no kill or cancel on its nodes.
+    readOnly: state.replay !== null || (state.tree.jobId !== null && state.jobs[state.tree.jobId]?.imported === true),
   }
 }
 
@@ -36,6 +40,7 @@ function AgentNodeView({ id }: NodeProps<AgentFlowNode>) {
   const agent = view.agent
   const stalled = useClock((clock) =>
     agent !== undefined &&
+    !view.replaying &&
     agent.status === 'running' &&
     view.activeChildren === 0 &&
     clock.now - Date.parse(agent.last_event_at) > stallAfterMs,

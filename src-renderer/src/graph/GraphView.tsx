@@ -13,6 +13,7 @@ import {
 } from '@xyflow/react'
 import { useCallback, useEffect, useMemo, useRef, useState, type MouseEvent as ReactMouseEvent } from 'react'
 import { useArbor, type ArborState } from '../store'
+import { graphTree } from '../store/replay-slice'
 import { AgentNode, type AgentFlowNode } from './AgentNodeView'
 import { DepthBands } from './DepthBands'
 import { isOverDock } from './dock-hit-test'
@@ -22,10 +23,11 @@ import { buildEdges, buildFlowNodes, selectEdgeKey } from './flow-elements'
 import { StatusMiniMap } from './StatusMiniMap'
 
 const nodeTypes = { agent: AgentNode }
-const selectStructure = (state: ArborState) => state.tree.structure
+// A replay swaps the tree the graph reads (graphTree); its structure counter is its own, hence the prefix.
+const selectStructure = (state: ArborState) => `${state.replay?.cursor ? 'replay' : 'live'}:${graphTree(state).structure}`
 const selectTreeJob = (state: ArborState) => state.tree.jobId
 const selectCollapsed = (state: ArborState) => state.collapsed
-const selectEdges = (state: ArborState) => selectEdgeKey(state.tree)
+const selectEdges = (state: ArborState) => selectEdgeKey(graphTree(state))
 /** Below this zoom nodes are too small to read: spinners and edge dashes stop (they cost repaints). */
 const selectZoomedOut = (state: ReactFlowState) => state.transform[2] < 0.45
 
@@ -40,7 +42,7 @@ function Flow() {
 
   // The layout depends only on which agents exist and where they hang (`structure`).
   const laidOut = useMemo(
-    () => buildFlowNodes(useArbor.getState().tree, collapsed, dataCache.current),
+    () => buildFlowNodes(graphTree(useArbor.getState()), collapsed, dataCache.current),
     [structure, collapsed, jobId],
   )
   const [nodes, setNodes] = useState<AgentFlowNode[]>(laidOut.nodes)

@@ -1,12 +1,14 @@
 import { MiniMap, type Node } from '@xyflow/react'
 import { useCallback } from 'react'
 import { useArbor, type ArborState } from '../store'
+import { graphTree } from '../store/replay-slice'
 import { agentStatusColor } from './status'
 
 /** Changes whenever any agent's status does, so the minimap repaints its colours. */
 const selectStatusKey = (state: ArborState): string => {
+  const tree = graphTree(state)
   let key = ''
-  for (const id of state.tree.order) key += `${state.tree.agents[id]?.status ?? ''},`
+  for (const id of tree.order) key += `${tree.agents[id]?.status ?? ''},`
   return key
 }
 
@@ -16,7 +18,7 @@ export function StatusMiniMap() {
   const nodeColor = useCallback(
     (node: Node): string => {
       void statusKey
-      const status = useArbor.getState().tree.agents[node.id]?.status
+      const status = graphTree(useArbor.getState()).agents[node.id]?.status
       return status ? agentStatusColor[status] : '#444'
     },
     [statusKey],

@@ -1,15 +1,20 @@
 import { memo, type ReactNode } from 'react'
 import type { TraceEvent } from '../../../src-main/core/trace/events'
 import { formatTime } from '../util/format'
-import { EnvelopeCard } from './EnvelopeCard'
+import { EnvelopeCard, envelopeOfEnd } from './EnvelopeCard'
 import { asText, LongText } from './LongText'
 import { describeEvent } from './describe-event'
 
-/** One event of an agent's trace, compact: a summary line and, where useful, a body. */
-function EventRowView({ event }: { event: TraceEvent }) {
+/** One event of an agent's trace, compact: a summary line and, where useful, a body; `highlighted` when a timeline bar asked for it. */
+function EventRowView({ event, highlighted = false }: { event: TraceEvent; highlighted?: boolean }) {
   const { title, summary, tone } = describeEvent(event)
   return (
-    <div className={`event-row tone-${tone}`} data-testid="inspector-event" data-type={event.type}>
+    <div
+      className={`event-row tone-${tone}${highlighted ? ' highlighted' : ''}`}
+      data-testid="inspector-event"
+      data-type={event.type}
+      data-highlighted={highlighted ? 'true' : undefined}
+    >
       <div className="event-row__head">
         <span className="event-row__type">{title}</span>
         <span className="event-row__summary" title={summary}>
@@ -25,49 +30,44 @@ function EventRowView({ event }: { event: TraceEvent }) {
 }
 
 function eventBody(event: TraceEvent): ReactNode {
-  const data = event.data
   switch (event.type) {
-    case 'message':
+    case 'message': {
+      const { content, role, tool_calls } = event.data
       return (
         <>
-          <LongText text={asText(data.content)} className={`role-${String(data.role)}`} />
-          {Array.isArray(data.tool_calls) && data.tool_calls.length > 0 && (
+          <LongText text={content} className={`role-${role}`} />
+          {tool_calls && tool_calls.length > 0 && (
             <div className="event-row__chips">
-              {data.tool_calls.map((call, index) => (
+              {tool_calls.map((call, index) => (
                 <span className="chip" key={index}>
-                  {toolCallName(call)}
+                  {call.name}
                 </span>
               ))}
             </div>
           )}
         </>
       )
+    }
     case 'tool.call':
-      return <LongText text={asText(data.arguments)} limit={400} />
+      return <LongText text={asText(event.data.arguments)} limit={400} />
     case 'tool.result':
-      return <LongText text={asText(data.output)} limit={400} className={data.ok === false ? 'error' : ''} />
+      return <LongText text={event.data.output} limit={400} className={event.data.ok ? '' : 'error'} />
     case 'agent.start':
     case 'subagent.request':
-      return <LongText text={asText(data.task ?? data.prompt)} limit={300} />
+      return <LongText text={event.data.task} limit={300} />
     case 'agent.end':
-      return <EnvelopeCard data={data} />
+      return <EnvelopeCard envelope={envelopeOfEnd(event.data)} />
     case 'subagent.end':
-      return <EnvelopeCard data={(data.envelope as Record<string, unknown> | undefined) ?? data} />
+      return <EnvelopeCard envelope={event.data.envelope} />
     case 'approval.request':
-      return <LongText text={asText(data.command)} limit={300} />
+      return <LongText text={event.data.command} limit={300} />
     case 'error':
     case 'context.compact':
     case 'budget.warning':
-      return <LongText text={asText(data)} limit={300} />
+      return <LongText text={asText(event.data)} limit={300} />
     default:
       return null
   }
-}
-
-function toolCallName(call: unknown): string {
-  if (!call || typeof call !== 'object') return '?'
-  const record = call as { name?: unknown; function?: { name?: unknown } }
-  return String(record.name ?? record.function?.name ?? '?')
 }
 
 export const EventRow = memo(EventRowView)

@@ -9,14 +9,15 @@ import { EventRow } from './EventRow'
 
 function selectInspector(state: ArborState, agentId: string) {
   const inspector = state.inspectors.find((candidate) => candidate.agentId === agentId)
-  return { inspector, agent: state.tree.agents[agentId], selected: state.selectedAgentId === agentId }
+  const focus = state.inspectorFocus?.agentId === agentId ? state.inspectorFocus : null
+  return { inspector, agent: state.tree.agents[agentId], selected: state.selectedAgentId === agentId, focusSeq: focus?.seq ?? null, focusNonce: focus?.nonce ?? 0 }
 }
 
 const nearBottomPx = 48
 
 /** One agent's trace: fetched on open, then tailed live; newest at the bottom. */
 export function Inspector({ agentId }: { agentId: string }) {
-  const { inspector, agent, selected } = useArbor(useShallow((state: ArborState) => selectInspector(state, agentId)))
+  const { inspector, agent, selected, focusSeq, focusNonce } = useArbor(useShallow((state: ArborState) => selectInspector(state, agentId)))
   const scroller = useRef<HTMLDivElement>(null)
   const content = useRef<HTMLDivElement>(null)
   const stickToBottom = useRef(true)
@@ -28,6 +29,13 @@ export function Inspector({ agentId }: { agentId: string }) {
     if (element && stickToBottom.current) element.scrollTop = element.scrollHeight
   }
   useLayoutEffect(followTail, [events])
+  // A timeline bar asked for one event: scroll it into view (once it is loaded) and stop following the tail.
+  const focusedRow = focusSeq !== null && events?.some((event) => event.seq === focusSeq)
+  useLayoutEffect(() => {
+    if (!focusedRow) return
+    stickToBottom.current = false
+    content.current?.querySelector('.event-row.highlighted')?.scrollIntoView({ block: 'center' })
+  }, [focusedRow, focusNonce])
   // Text re-wraps when the dock changes width: stay at the bottom if the user was there.
   useEffect(() => {
     if (!content.current) return
@@ -89,7 +97,7 @@ export function Inspector({ agentId }: { agentId: string }) {
             <div className="inspector__note">No events yet.</div>
           )}
           {inspector.events.filter(isShown).map((event) => (
-            <EventRow key={event.seq} event={event} />
+            <EventRow key={event.seq} event={event} highlighted={event.seq === focusSeq} />
           ))}
         </div>
       </div>

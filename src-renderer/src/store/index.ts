@@ -7,6 +7,8 @@ import { createInspectorSlice } from './inspector-slice'
 import { createJobsSlice } from './jobs-slice'
 import { createLiveSlice } from './live-slice'
 import { createProjectsSlice } from './projects-slice'
+import { createReplaySlice } from './replay-slice'
+import { createTimelineSlice } from './timeline-slice'
 import { createTreeSlice } from './tree-slice'
 import type { ArborState } from './types'
 import { createUiSlice } from './ui-slice'
@@ -23,6 +25,8 @@ export const useArbor = create<ArborState>()((...args) => ({
   ...createAttentionSlice(...args),
   ...createCommandsSlice(...args),
   ...createFormsSlice(...args),
+  ...createTimelineSlice(...args),
+  ...createReplaySlice(...args),
 }))
 
 export type { ArborState } from './types'

@@ -37,11 +37,17 @@ export const createInspectorSlice: SliceCreator<InspectorSlice> = (set, get) => 
   return {
     inspectors: [],
     selectedAgentId: null,
+    inspectorFocus: null,
 
     inspect(agentId) {
       const already = get().inspectors.some((inspector) => inspector.agentId === agentId)
       set((state) => ({ selectedAgentId: agentId, inspectors: openInspector(state.inspectors, agentId) }))
       if (!already) void load(agentId, 0)
+    },
+
+    inspectAt(agentId, seq) {
+      get().inspect(agentId)
+      set((state) => ({ inspectorFocus: { agentId, seq, nonce: (state.inspectorFocus?.nonce ?? 0) + 1 } }))
     },
 
     closeInspector(agentId) {

@@ -1,6 +1,7 @@
 import { applyAttentionEvents } from './attention-events'
 import { applyInspectorEvents } from './inspector-events'
 import { applyJobEvents } from './jobs-events'
+import { applyTimelineEvents } from './timeline-slice'
 import { applyTreeEvents } from './tree-events'
 import type { LiveSlice, SliceCreator } from './types'
 
@@ -14,6 +15,7 @@ export const createLiveSlice: SliceCreator<LiveSlice> = (set, get) => ({
       jobs: jobs.jobs,
       tree: applyTreeEvents(state.tree, events),
       inspectors: applyInspectorEvents(state.inspectors, events),
+      timeline: applyTimelineEvents(state.timeline, events),
       waiting: attention.waiting,
       budgetWarnings: attention.budgetWarnings,
       ...(jobs.allPaused === null ? {} : { allPaused: jobs.allPaused }),
@@ -26,6 +28,7 @@ export const createLiveSlice: SliceCreator<LiveSlice> = (set, get) => ({
     void state.loadState()
     void state.loadJobs()
     if (state.selectedJobId) void state.loadTree(state.selectedJobId)
+    if (state.timeline.jobId) void state.loadTimeline(state.timeline.jobId)
     state.reloadInspectors()
   },
 })

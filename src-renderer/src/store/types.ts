@@ -9,6 +9,8 @@ import type { ExportFormat } from '../api/transport'
 import type { AttentionState } from './attention-events'
 import type { InspectorState } from './inspector-events'
 import type { TreeState } from './tree-state'
+import type { ReplaySlice } from './replay-slice'
+import type { TimelineSlice } from './timeline-slice'
 
 export interface JobsSlice {
   jobs: Record<string, Job>
@@ -31,6 +33,10 @@ export interface InspectorSlice {
   inspect(agentId: string): void
   closeInspector(agentId: string): void
   reloadInspectors(): void
+  /** The event a timeline bar asked to show: its inspector scrolls to it and marks it; `nonce` changes on every ask. */
+  inspectorFocus: { agentId: string; seq: number; nonce: number } | null
+  /** Opens (or keeps) an agent's inspector scrolled to one of its events. */
+  inspectAt(agentId: string, seq: number): void
 }
 
 export interface ControlsSlice {
@@ -129,7 +135,7 @@ export interface FormsSlice {
   startAgentJob(job: NewJob): Promise<string>
 }
 
-export type ArborState = JobsSlice & TreeSlice & InspectorSlice & ControlsSlice & UiSlice & LiveSlice & ProjectsSlice & AttentionSlice & CommandsSlice & FormsSlice
+export type ArborState = JobsSlice & TreeSlice & InspectorSlice & ControlsSlice & UiSlice & LiveSlice & ProjectsSlice & AttentionSlice & CommandsSlice & FormsSlice & TimelineSlice & ReplaySlice
 
 export type SliceCreator<Slice> = StateCreator<ArborState, [], [], Slice>
 

@@ -1,0 +1,89 @@
+import type { TraceEvent } from '../../../src-main/core/trace/events'
+import { foldTimeline, laneTreeOrder, type Timeline } from '../../../src-main/core/trace/timeline'
+import type { StackBy, UsageMetric } from '../timeline/usage-stacks'
+import { api } from './api-ref'
+import { errorText, type SliceCreator } from './types'
+
+/** The selected job's timeline, fetched folded (getTimeline) then folded on from live batches. */
+export interface TimelineState {
+  jobId: string | null
+  loading: boolean
+  error: string | null
+  /** Folded in place (it can hold 100,000 bars); `revision` says it changed. */
+  model: Timeline | null
+  revision: number
+  /** Lane ids in tree order; recomputed only when lanes are added or re-parented. */
+  laneOrder: string[]
+  /** Live events that arrived while the fold loaded; applied above its last_seq once it is in. */
+  pending: TraceEvent[]
+}
+
+export type CentreView = 'graph' | 'timeline'
+
+export interface TimelineSlice {
+  timeline: TimelineState
+  centreView: CentreView
+  /** The usage plot under each view; shown under the timeline, hidden under the graph, until toggled. */
+  plotOpen: Record<CentreView, boolean>
+  stackBy: StackBy
+  plotMetric: UsageMetric
+  /** The zoomed range in seconds from the job's start, shared by the Gantt and the plot; null: the whole job. */
+  timeRange: { min: number; max: number } | null
+  loadTimeline(jobId: string): Promise<void>
+  showCentre(view: CentreView): void
+  togglePlot(): void
+  setStackBy(stackBy: StackBy): void
+  setPlotMetric(metric: UsageMetric): void
+  setTimeRange(range: { min: number; max: number } | null): void
+}
+
+export const emptyTimelineState = (jobId: string | null = null, loading = false): TimelineState => ({
+  jobId,
+  loading,
+  error: null,
+  model: null,
+  revision: 0,
+  laneOrder: [],
+  pending: [],
+})
+
+/** Folds a live batch into the loaded timeline (or queues it while loading); other jobs' events are skipped. */
+export function applyTimelineEvents(state: TimelineState, events: readonly TraceEvent[]): TimelineState {
+  if (state.jobId === null || (!state.loading && !state.model)) return state
+  const mine = events.filter((event) => event.job_id === state.jobId)
+  if (mine.length === 0) return state
+  if (state.loading || !state.model) return { ...state, pending: [...state.pending, ...mine] }
+  const before = state.model.last_seq
+  const { lanesChanged } = foldTimeline(state.model, mine)
+  if (state.model.last_seq === before) return state
+  return { ...state, revision: state.revision + 1, laneOrder: lanesChanged ? laneTreeOrder(state.model) : state.laneOrder }
+}
+
+export const createTimelineSlice: SliceCreator<TimelineSlice> = (set, get) => ({
+  timeline: emptyTimelineState(),
+  centreView: 'graph',
+  plotOpen: { graph: false, timeline: true },
+  stackBy: 'agent',
+  plotMetric: 'tokens',
+  timeRange: null,
+
+  async loadTimeline(jobId) {
+    set({ timeline: emptyTimelineState(jobId, true), timeRange: null })
+    try {
+      const { timeline: model } = await api().getTimeline({ job_id: jobId })
+      const current = get().timeline
+      if (current.jobId !== jobId || !current.loading) return
+      const loaded: TimelineState = { ...emptyTimelineState(jobId), model, laneOrder: laneTreeOrder(model) }
+      set({ timeline: applyTimelineEvents(loaded, current.pending) })
+    } catch (error) {
+      if (get().timeline.jobId !== jobId) return
+      set({ timeline: { ...emptyTimelineState(jobId), error: errorText(error) } })
+    }
+  },
+
+  showCentre: (centreView) => set({ centreView }),
+  togglePlot: () => set((state) => ({ plotOpen: { ...state.plotOpen, [state.centreView]: !state.plotOpen[state.centreView] } })),
+  setStackBy: (stackBy) => set({ stackBy }),
+  setPlotMetric: (plotMetric) => set({ plotMetric }),
+  setTimeRange: (timeRange) => set({ timeRange }),
+})
