@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { agentStatusSchema, jobStatusSchema, terminalReasonSchema } from './statuses'
 import { usageSchema } from './usage'
 
 /**
@@ -10,20 +11,9 @@ import { usageSchema } from './usage'
  * a later Arbor still imports and exports unchanged. Every key named here is checked.
  */
 
-const jobStatus = z.enum(['running', 'completed', 'failed', 'cancelled', 'interrupted'])
-const agentStatus = z.enum(['held', 'queued', 'running', 'waiting_approval', 'completed', 'partial', 'failed', 'killed', 'cancelled'])
-const terminalReason = z.enum([
-  'completed',
-  'max_steps',
-  'token_budget',
-  'empty_response',
-  'invalid_result',
-  'killed',
-  'timeout',
-  'provider_error',
-  'crashed',
-  'cancelled',
-])
+const jobStatus = jobStatusSchema
+const agentStatus = agentStatusSchema
+const terminalReason = terminalReasonSchema
 const count = z.number().int().nonnegative()
 const cost = z.number().nonnegative().nullable()
 const millis = z.number().nonnegative()

@@ -1,5 +1,6 @@
 import { z } from 'zod'
-import { eventDataSchemas, jobSettingsSchema } from './event-data'
+import { envelopeDataSchema, eventDataSchemas, jobSettingsSchema } from './event-data'
+import { jobStatusSchema, type AgentStatus } from './statuses'
 
 /** Every event type of trace format version 1 (docs/trace-format.md). */
 export const eventTypes = [
@@ -96,64 +97,18 @@ export const traceHeaderSchema = z
       project: z.string().meta({ description: 'absolute path of the project folder' }),
       task: z.string(),
       settings: jobSettingsSchema,
-      status: z.enum(['running', 'completed', 'failed', 'cancelled', 'interrupted']),
+      status: jobStatusSchema,
       created_at: z.string().meta({ format: 'date-time' }),
     }),
     exported_at: z.string().meta({ format: 'date-time' }),
   })
   .meta({ id: 'header' })
 
-export const jobStatuses = ['running', 'completed', 'failed', 'cancelled', 'interrupted'] as const
-export type JobStatus = (typeof jobStatuses)[number]
-
-export const agentStatuses = [
-  'held',
-  'queued',
-  'running',
-  'waiting_approval',
-  'completed',
-  'partial',
-  'failed',
-  'killed',
-  'cancelled',
-] as const
-export const agentStatusSchema = z.enum(agentStatuses)
-export type AgentStatus = z.infer<typeof agentStatusSchema>
-
-export const terminalReasons = [
-  'completed',
-  'max_steps',
-  'token_budget',
-  'empty_response',
-  'invalid_result',
-  'killed',
-  'timeout',
-  'provider_error',
-  'crashed',
-  'cancelled',
-] as const
-export const terminalReasonSchema = z.enum(terminalReasons)
-export type TerminalReason = z.infer<typeof terminalReasonSchema>
+export * from './statuses'
 
 export const isFinishedStatus = (status: AgentStatus): boolean =>
   status === 'completed' || status === 'partial' || status === 'failed' || status === 'killed' || status === 'cancelled'
 
 /** The `task` tool's result, the only thing of a child that reaches its parent's history. */
-export const envelopeSchema = z.object({
-  status: agentStatusSchema,
-  profile: z.string(),
-  agent_id: z.string(),
-  summary: z.string(),
-  result: z.unknown(),
-  terminal_reason: terminalReasonSchema,
-  stats: z.object({
-    steps: z.number().int(),
-    tool_calls: z.number().int(),
-    input_tokens: z.number().int(),
-    output_tokens: z.number().int(),
-    cost_usd: z.number().nullable(),
-    model: z.string().nullable(),
-    duration_ms: z.number(),
-  }),
-})
+export const envelopeSchema = envelopeDataSchema
 export type Envelope = z.infer<typeof envelopeSchema>

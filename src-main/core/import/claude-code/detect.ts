@@ -1,4 +1,4 @@
-import { closeSync, openSync, readSync } from 'node:fs'
+import { readLinesSync } from '../read-lines'
 import { eventTypes } from '../../trace/events'
 import { StoreError } from '../../store/errors'
 import { isRecord } from './entries'
@@ -45,32 +45,13 @@ export function detectTraceFormat(file: string): TraceFileFormat {
   )
 }
 
-/** The first line with something on it (and its 1-based number), read a chunk at a time; null for an empty file. */
+/** The first line with something on it (and its 1-based number); null for an empty file. */
 function firstLine(file: string): { text: string; number: number } | null {
-  let fd: number
-  try {
-    fd = openSync(file, 'r')
-  } catch (error) {
-    throw new StoreError(`Cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, { cause: error })
-  }
-  try {
-    const buffer = Buffer.allocUnsafe(64 * 1024)
-    const chunks: Buffer[] = []
-    let number = 1
-    for (;;) {
-      const read = readSync(fd, buffer, 0, buffer.length, null)
-      chunks.push(Buffer.from(buffer.subarray(0, read)))
-      const text = Buffer.concat(chunks).toString('utf8')
-      const lines = text.split('\n')
-      for (let index = 0; index < lines.length - (read === 0 ? 0 : 1); index++) {
-        if (lines[index]!.trim() !== '') return { text: lines[index]!.replace(/\r$/, ''), number: number + index }
-      }
-      if (read === 0) return null
-      // Only blank lines so far: drop them, keep the unfinished last one.
-      number += lines.length - 1
-      chunks.splice(0, chunks.length, Buffer.from(lines.at(-1) ?? '', 'utf8'))
-    }
-  } finally {
-    closeSync(fd)
-  }
+  let found: { text: string; number: number } | null = null
+  readLinesSync(file, (line, number) => {
+    if (line.trim() === '') return true
+    found = { text: line.replace(/\r$/, ''), number }
+    return false
+  })
+  return found
 }

@@ -1,0 +1,36 @@
+import { z } from 'zod'
+
+/** The statuses and terminal reasons of trace format version 1 (docs/trace-format.md). */
+export const jobStatuses = ['running', 'completed', 'failed', 'cancelled', 'interrupted'] as const
+export const jobStatusSchema = z.enum(jobStatuses)
+export type JobStatus = z.infer<typeof jobStatusSchema>
+
+export const agentStatuses = [
+  'held',
+  'queued',
+  'running',
+  'waiting_approval',
+  'completed',
+  'partial',
+  'failed',
+  'killed',
+  'cancelled',
+] as const
+export const agentStatusSchema = z.enum(agentStatuses)
+export type AgentStatus = z.infer<typeof agentStatusSchema>
+
+export const terminalReasons = [
+  'completed',
+  'max_steps',
+  'token_budget',
+  'empty_response',
+  'invalid_result',
+  'killed',
+  'timeout',
+  'provider_error',
+  'crashed',
+  'cancelled',
+] as const
+export const terminalReasonSchema = z.enum(terminalReasons)
+export type TerminalReason = z.infer<typeof terminalReasonSchema>
+
