@@ -1,4 +1,6 @@
-import { expect, test } from '@playwright/test'
+import { expect, test, type CDPSession, type Page } from '@playwright/test'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import path from 'node:path'
 import WebSocket from 'ws'
 import { defaultNewJob, type NewJob } from '../src-main/core/api/job-form'
 import type { ConversationScript, FakeServer } from '../src-main/core/providers/testing/fake-http'
@@ -101,6 +103,91 @@ function recordFrames(): void {
   }).observe({ type: 'longtask', buffered: true })
 }
 
+interface PageElement {
+  getAttribute(name: string): string | null
+  querySelector(selector: string): PageElement | null
+}
+interface Box {
+  x: number
+  y: number
+  width: number
+  height: number
+}
+
+/** In the page: edges whose drawn path does not start on its source node or end on its target node. */
+function strayEdges(): string[] {
+  const page = globalThis as unknown as { document: { querySelectorAll(selector: string): ArrayLike<PageElement> } }
+  const boxes = new Map<string, Box>()
+  for (const node of Array.from(page.document.querySelectorAll('.react-flow__node'))) {
+    const [x = 0, y = 0] = (/translate\(([-\d.]+)px, ?([-\d.]+)px\)/.exec(node.getAttribute('style') ?? '') ?? []).slice(1).map(Number)
+    boxes.set(node.getAttribute('data-id') ?? '', { x, y, width: 256, height: 138 })
+  }
+  const distance = (box: Box | undefined, x: number, y: number): number =>
+    box ? Math.hypot(Math.max(box.x - x, 0, x - box.x - box.width), Math.max(box.y - y, 0, y - box.y - box.height)) : Infinity
+  const stray: string[] = []
+  for (const edge of Array.from(page.document.querySelectorAll('.react-flow__edge'))) {
+    const [, source = '', target = ''] = /Edge from (\S+) to (\S+)/.exec(edge.getAttribute('aria-label') ?? '') ?? []
+    const numbers = (edge.querySelector('path')?.getAttribute('d') ?? '').match(/-?[\d.]+/g)?.map(Number) ?? []
+    const [startX = NaN, startY = NaN] = numbers
+    const [endX = NaN, endY = NaN] = numbers.slice(-2)
+    if (distance(boxes.get(source), startX, startY) > 12 || distance(boxes.get(target), endX, endY) > 12) {
+      stray.push(`${source}->${target}: ${startX},${startY} -> ${endX},${endY}`)
+    }
+  }
+  return stray
+}
+
+const artifacts = path.resolve(import.meta.dirname, 'artifacts')
+
+/**
+ * With LOAD_PROFILE=cpu, Chromium's CPU profile of the page (artifacts/load.cpuprofile); with
+ * LOAD_PROFILE=trace, its performance trace (artifacts/load-trace.json, for the DevTools
+ * Performance panel): from just after navigation to the job's end.
+ */
+async function startProfiling(page: Page): Promise<(() => Promise<void>) | undefined> {
+  const kind = process.env.LOAD_PROFILE
+  if (!kind) return undefined
+  mkdirSync(artifacts, { recursive: true })
+  if (kind === 'trace') {
+    const browser = page.context().browser()!
+    const file = path.join(artifacts, 'load-trace.json')
+    await browser.startTracing(page, { path: file, categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'v8.execute'] })
+    return async () => {
+      await browser.stopTracing()
+      console.log(`performance trace written to ${file}; ${summariseTrace(file)}`)
+    }
+  }
+  const session: CDPSession = await page.context().newCDPSession(page)
+  await session.send('Profiler.enable')
+  await session.send('Profiler.setSamplingInterval', { interval: 500 })
+  await session.send('Profiler.start')
+  return async () => {
+    const { profile } = await session.send('Profiler.stop')
+    const file = path.join(artifacts, 'load.cpuprofile')
+    writeFileSync(file, JSON.stringify(profile))
+    console.log(`CPU profile written to ${file}`)
+  }
+}
+
+/**
+ * The page's longest main-thread tasks by wall time, each with the CPU time the thread actually
+ * got for it (a trace records both): with 50 agent processes on two cores, waiting for a core is
+ * most of a long task.
+ */
+function summariseTrace(file: string): string {
+  type TraceEvent = { name: string; ph: string; pid: number; tid: number; ts: number; dur?: number; tdur?: number; args?: { name?: string } }
+  const events = (JSON.parse(readFileSync(file, 'utf8')) as { traceEvents: TraceEvent[] }).traceEvents
+  const threads = new Set(events.filter((event) => event.name === 'thread_name' && event.args?.name === 'CrRendererMain').map((event) => `${event.pid}:${event.tid}`))
+  const tasks = events.filter((event) => event.name === 'RunTask' && event.ph === 'X' && threads.has(`${event.pid}:${event.tid}`))
+  const ms = (micros = 0): string => (micros / 1000).toFixed(0)
+  const byWall = [...tasks].sort((a, b) => (b.dur ?? 0) - (a.dur ?? 0)).slice(0, 5)
+  const mostCpu = Math.max(0, ...tasks.map((task) => task.tdur ?? 0))
+  return (
+    `longest tasks (wall ms / CPU ms): ${byWall.map((task) => `${ms(task.dur)}/${ms(task.tdur)}`).join(', ')}; ` +
+    `most CPU in one task ${ms(mostCpu)} ms; tasks over 50 ms of CPU: ${tasks.filter((task) => (task.tdur ?? 0) > 50_000).length}`
+  )
+}
+
 const percentile = (sorted: number[], share: number): number => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * share))] ?? Number.NaN
 
 test('the graph stays live while 200 agents write about 100,000 events, and ends with all 201 nodes completed', async ({ page }) => {
@@ -111,7 +198,8 @@ test('the graph stays live while 200 agents write about 100,000 events, and ends
   const jobId = await startLoadJob(server, `${model.url}/v1`)
   await page.addInitScript(recordFrames)
   const arbor = new ArborPage(page)
-  await page.goto(`${server.url}&job=${encodeURIComponent(jobId)}`)
+  await page.goto(`${server.url}&job=${encodeURIComponent(jobId)}`, { waitUntil: 'commit' })
+  const stopProfiling = await startProfiling(page)
   await expect(arbor.root).toBeVisible()
   await expect(arbor.nodesWithStatus('running').nth(10)).toBeVisible({ timeout: 60_000 })
   await arbor.screenshot('load-running')
@@ -123,10 +211,13 @@ test('the graph stays live while 200 agents write about 100,000 events, and ends
     record.stopFrames = true
     return { frameTimes: record.frameTimes.slice(1), longTasks: record.longTasks, completedAt: performance.now() }
   })
+  await stopProfiling?.()
   await expect(arbor.nodes).toHaveCount(shape.agents + 1)
   await expect(arbor.nodesWithStatus('completed')).toHaveCount(shape.agents + 1)
   await expect(arbor.children).toHaveCount(shape.agents)
   await arbor.screenshot('load-completed')
+  // Every edge starts at its parent and ends at its child, none routed to a far corner.
+  expect(await page.evaluate(strayEdges)).toEqual([])
 
   const sorted = [...frameTimes].sort((a, b) => a - b)
   const requests = model.requests.length

@@ -1,10 +1,12 @@
-import { Handle, Position, type Node, type NodeProps } from '@xyflow/react'
+import { Handle, Position, useStore, type Node, type NodeProps } from '@xyflow/react'
 import { memo, type MouseEvent } from 'react'
-import { useShallow } from 'zustand/react/shallow'
+import type { AgentNode as Agent } from '../../../src-main/core/trace/model'
 import { useArbor, type ArborState } from '../store'
 import { graphTree } from '../store/replay-slice'
+import { useArborFields } from '../store/use-fields'
 import { stallAfterMs, useClock } from '../util/clock'
 import { formatCost, formatTokens } from '../util/format'
+import { selectZoomedOut } from './flow-elements'
 import { agentStatusLook } from './status'
 import { StatusIcon } from './StatusIcon'
 
@@ -29,22 +31,69 @@ function selectNodeView(state: ArborState, id: string) {
   }
 }
 
+/** What a zoomed-out node shows: a box in its status colour. It changes with the status, not with every step. */
+function selectNodeBox(state: ArborState, id: string) {
+  const agent = graphTree(state).agents[id]
+  return {
+    found: agent !== undefined,
+    status: agent?.status ?? 'queued',
+    depth: agent?.depth ?? 0,
+    profile: agent?.profile ?? '',
+    parentId: agent?.parent_id ?? '',
+    task: agent?.task ?? '',
+    selected: state.selectedAgentId === id,
+  }
+}
+
+const isStalled = (agent: Agent | undefined, activeChildren: number, now: number): boolean =>
+  agent !== undefined && agent.status === 'running' && activeChildren === 0 && now - Date.parse(agent.last_event_at) > stallAfterMs
+
 const stopAnd = (action: () => void) => (event: MouseEvent) => {
   event.stopPropagation()
   action()
 }
 
-/** One agent of the tree. Reads its own state from the store; node data holds only the id. */
+/**
+ * One agent of the tree. Reads its own state from the store; node data holds only the id. Zoomed
+ * out, text is too small to read: the node is a box in its status colour, which re-renders only
+ * when the status changes, not on every step of a running agent.
+ */
 function AgentNodeView({ id }: NodeProps<AgentFlowNode>) {
-  const view = useArbor(useShallow((state: ArborState) => selectNodeView(state, id)))
-  const agent = view.agent
-  const stalled = useClock((clock) =>
-    agent !== undefined &&
-    !view.replaying &&
-    agent.status === 'running' &&
-    view.activeChildren === 0 &&
-    clock.now - Date.parse(agent.last_event_at) > stallAfterMs,
+  const zoomedOut = useStore(selectZoomedOut)
+  return zoomedOut ? <AgentBox id={id} /> : <AgentCard id={id} />
+}
+
+function AgentBox({ id }: { id: string }) {
+  const box = useArborFields((state: ArborState) => selectNodeBox(state, id))
+  // Read at each clock tick, so steps of a running agent do not re-render the box.
+  const stalled = useClock((clock) => {
+    const state = useArbor.getState()
+    const tree = graphTree(state)
+    return state.replay === null && isStalled(tree.agents[id], tree.subtree[id]?.activeChildren ?? 0, clock.now)
+  })
+  if (!box.found) return null
+  const classes = ['agent-node', `status-${box.status}`, agentStatusLook[box.status].ghost && 'ghost', box.selected && 'selected', stalled && 'stalled']
+  return (
+    <div
+      className={classes.filter(Boolean).join(' ')}
+      data-testid="agent-node"
+      data-agent-id={id}
+      data-status={box.status}
+      data-depth={box.depth}
+      data-profile={box.profile}
+      data-parent-id={box.parentId}
+      title={box.task}
+    >
+      <Handle type="target" position={Position.Top} isConnectable={false} className="agent-handle" />
+      <Handle type="source" position={Position.Bottom} isConnectable={false} className="agent-handle" />
+    </div>
   )
+}
+
+function AgentCard({ id }: { id: string }) {
+  const view = useArborFields((state: ArborState) => selectNodeView(state, id))
+  const agent = view.agent
+  const stalled = useClock((clock) => !view.replaying && isStalled(agent, view.activeChildren, clock.now))
   if (!agent) return null
   const look = agentStatusLook[agent.status]
   const tokens = agent.usage.input_tokens + agent.usage.output_tokens

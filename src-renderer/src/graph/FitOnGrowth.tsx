@@ -1,23 +1,33 @@
-import { useReactFlow, useStore, type ReactFlowState } from '@xyflow/react'
+import { getViewportForBounds, useReactFlow, useStore, type ReactFlowState, type Rect } from '@xyflow/react'
 import { useEffect, useRef } from 'react'
 
 const selectPaneWidth = (state: ReactFlowState) => state.width
+const selectPaneHeight = (state: ReactFlowState) => state.height
+const selectMinZoom = (state: ReactFlowState) => state.minZoom
+const fit = { padding: 0.12, maxZoom: 1, duration: 200 }
 
 /**
  * Fits the view when agents are added, when another job is shown, and when the pane changes
- * width (the inspector dock opening or closing).
+ * width (the inspector dock opening or closing): at once the first time, then in a short
+ * animation. It fits the tree's layout rather than the nodes xyflow holds: while a burst of new
+ * nodes is revealed slice by slice, those are only a part of it.
  */
-export function FitOnGrowth({ count, jobId }: { count: number; jobId: string | null }) {
-  const { fitView } = useReactFlow()
+export function FitOnGrowth({ count, jobId, bounds }: { count: number; jobId: string | null; bounds: Rect }) {
+  const { setViewport } = useReactFlow()
   const width = useStore(selectPaneWidth)
+  const height = useStore(selectPaneHeight)
+  const minZoom = useStore(selectMinZoom)
   const seen = useRef({ count: 0, jobId: null as string | null, width: 0 })
   useEffect(() => {
     const last = seen.current
+    const first = last.count === 0 || last.width === 0 || jobId !== last.jobId
     const changed = count > last.count || jobId !== last.jobId || width !== last.width
+    if (count === 0 || width === 0 || height === 0) return
     seen.current = { count, jobId, width }
-    if (!changed || count === 0 || width === 0) return
-    const frame = requestAnimationFrame(() => void fitView({ padding: 0.12, maxZoom: 1, duration: 200 }))
-    return () => cancelAnimationFrame(frame)
-  }, [count, jobId, width, fitView])
+    if (!changed) return
+    // Bounds, height and zoom limit of this same render: read when a fit is due, not watched.
+    const viewport = getViewportForBounds(bounds, width, height, minZoom, fit.maxZoom, fit.padding)
+    void setViewport(viewport, { duration: first ? 0 : fit.duration })
+  }, [count, jobId, width, setViewport])
   return null
 }

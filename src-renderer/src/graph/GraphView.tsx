@@ -8,10 +8,9 @@ import {
   type Edge,
   type Node,
   type NodeChange,
-  type ReactFlowState,
   useStore,
 } from '@xyflow/react'
-import { useCallback, useEffect, useMemo, useRef, useState, type MouseEvent as ReactMouseEvent } from 'react'
+import { useCallback, useLayoutEffect, useMemo, useRef, useState, type MouseEvent as ReactMouseEvent } from 'react'
 import { useArbor, type ArborState } from '../store'
 import { graphTree } from '../store/replay-slice'
 import { AgentNode, type AgentFlowNode } from './AgentNodeView'
@@ -19,37 +18,54 @@ import { DepthBands } from './DepthBands'
 import { isOverDock } from './dock-hit-test'
 import { FitOnGrowth } from './FitOnGrowth'
 import { FitOnRequest } from './FitOnRequest'
-import { buildEdges, buildFlowNodes, selectEdgeKey } from './flow-elements'
+import { buildEdges, buildFlowNodes, selectCalmEdges, selectZoomedOut, type FlowNodeCache } from './flow-elements'
+import { useRevealedCount } from './reveal'
 import { StatusMiniMap } from './StatusMiniMap'
+import { TreeEdge } from './TreeEdge'
 
 const nodeTypes = { agent: AgentNode }
+const edgeTypes = { tree: TreeEdge }
 // A replay swaps the tree the graph reads (graphTree); its structure counter is its own, hence the prefix.
 const selectStructure = (state: ArborState) => `${state.replay?.cursor ? 'replay' : 'live'}:${graphTree(state).structure}`
 const selectTreeJob = (state: ArborState) => state.tree.jobId
 const selectCollapsed = (state: ArborState) => state.collapsed
-const selectEdges = (state: ArborState) => selectEdgeKey(graphTree(state))
-/** Below this zoom nodes are too small to read: spinners and edge dashes stop (they cost repaints). */
-const selectZoomedOut = (state: ReactFlowState) => state.transform[2] < 0.45
 
 function Flow() {
   const structure = useArbor(selectStructure)
   const jobId = useArbor(selectTreeJob)
   const collapsed = useArbor(selectCollapsed)
-  const edgeKey = useArbor(selectEdges)
+  const calmEdges = useArbor(selectCalmEdges)
   const zoomedOut = useStore(selectZoomedOut)
-  const dataCache = useRef(new Map<string, { agentId: string }>())
+  const nodeCache = useRef<FlowNodeCache>(new Map())
   const edgeCache = useRef(new Map<string, Edge>())
 
   // The layout depends only on which agents exist and where they hang (`structure`).
   const laidOut = useMemo(
-    () => buildFlowNodes(graphTree(useArbor.getState()), collapsed, dataCache.current),
+    () => buildFlowNodes(graphTree(useArbor.getState()), collapsed, nodeCache.current),
     [structure, collapsed, jobId],
   )
-  const [nodes, setNodes] = useState<AgentFlowNode[]>(laidOut.nodes)
-  useEffect(() => setNodes(laidOut.nodes), [laidOut])
+  const revealed = useRevealedCount(laidOut.nodes.length)
+  const shown = useMemo(() => laidOut.nodes.slice(0, revealed), [laidOut, revealed])
+  // xyflow's own changes (selection, a drag) apply to `nodes`; each new layout or slice replaces
+  // them, adjusting state while rendering rather than in an effect (one commit, not two).
+  const [nodes, setNodes] = useState<AgentFlowNode[]>(shown)
+  const [nodesOf, setNodesOf] = useState(shown)
+  if (nodesOf !== shown) {
+    setNodesOf(shown)
+    setNodes(shown)
+  }
+  // For the drag handler, so that it keeps one identity (xyflow copies handlers into its store).
+  const latestShown = useRef(shown)
+  useLayoutEffect(() => {
+    latestShown.current = shown
+  }, [shown])
 
-  const hidden = useMemo(() => new Set(laidOut.nodes.filter((node) => node.hidden).map((node) => node.id)), [laidOut])
-  const edges = useMemo(() => buildEdges(edgeKey, hidden, edgeCache.current), [edgeKey, hidden])
+  // Edges to nodes not revealed yet are there already (xyflow draws an edge once both ends are):
+  // the edge list changes with the layout only, not with every slice.
+  const edges = useMemo(() => {
+    const drawn = new Set(laidOut.nodes.filter((node) => !node.hidden).map((node) => node.id))
+    return buildEdges(laidOut.parents, drawn, edgeCache.current)
+  }, [laidOut])
   const visibleCount = laidOut.layout.positions.size
 
   const onNodesChange = useCallback(
@@ -64,9 +80,9 @@ function Flow() {
       if (isOverDock(event)) state.inspect(node.id)
       state.setDockHover(false)
       // Nodes live in the tree layout: a drag is for dropping onto the dock, so snap back.
-      setNodes(laidOut.nodes)
+      setNodes(latestShown.current)
     },
-    [laidOut],
+    [],
   )
 
   return (
@@ -74,11 +90,12 @@ function Flow() {
       nodes={nodes}
       edges={edges}
       nodeTypes={nodeTypes}
+      edgeTypes={edgeTypes}
       onNodesChange={onNodesChange}
       onNodeClick={onNodeClick}
       onNodeDrag={onNodeDrag}
       onNodeDragStop={onNodeDragStop}
-      className={zoomedOut ? 'zoomed-out' : undefined}
+      className={[zoomedOut && 'zoomed-out', calmEdges && 'calm-edges'].filter(Boolean).join(' ') || undefined}
       nodesConnectable={false}
       edgesFocusable={false}
       deleteKeyCode={null}
@@ -86,14 +103,12 @@ function Flow() {
       minZoom={0.02}
       maxZoom={1.75}
       onlyRenderVisibleElements={visibleCount > 300}
-      fitView
-      fitViewOptions={{ padding: 0.12, maxZoom: 1 }}
     >
       <Background variant={BackgroundVariant.Dots} gap={24} size={1} color="#262b33" />
       <DepthBands layout={laidOut.layout} />
       <StatusMiniMap />
       <Controls showInteractive={false} />
-      <FitOnGrowth count={visibleCount} jobId={jobId} />
+      <FitOnGrowth count={visibleCount} jobId={jobId} bounds={laidOut.bounds} />
       <FitOnRequest />
     </ReactFlow>
   )

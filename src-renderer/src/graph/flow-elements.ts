@@ -1,10 +1,13 @@
-import { Position, type Edge } from '@xyflow/react'
+import { Position, type Edge, type ReactFlowState, type Rect } from '@xyflow/react'
 import type { AgentStatus } from '../../../src-main/core/trace/events'
 import { rootKey, type TreeState } from '../store/tree-state'
 import type { AgentFlowNode } from './AgentNodeView'
 import { layoutTree, type LayoutOptions, type TreeLayout } from './layout'
 
 export const layoutOptions: LayoutOptions = { nodeWidth: 256, nodeHeight: 138, gap: 28, levelHeight: 210 }
+
+/** Below this zoom nodes are too small to read: they draw as boxes, spinners and edge dashes stop (they cost repaints). */
+export const selectZoomedOut = (state: ReactFlowState): boolean => state.transform[2] < 0.45
 
 /**
  * Every node has a fixed size, so its size and handles are known without measuring the DOM.
@@ -18,38 +21,69 @@ const nodeHandles: NonNullable<AgentFlowNode['handles']> = [
 ]
 
 export interface FlowNodes {
+  /** Every agent in spawn order (parents before their children), hidden ones included. */
   nodes: AgentFlowNode[]
   layout: TreeLayout
+  /** The box around the visible nodes, in flow coordinates: what fitting the view shows. */
+  bounds: Rect
+  /** Each agent's parent, for those whose parent is in the tree: the edges. */
+  parents: Map<string, string>
 }
 
+/**
+ * The previous node object per agent. A node whose place has not changed is handed back as the
+ * same object, so xyflow keeps its internals (adoptUserNodes compares by identity) and neither it,
+ * its edges nor its minimap rect re-render when another agent joins the tree.
+ */
+export type FlowNodeCache = Map<string, AgentFlowNode>
+
 /** xyflow nodes at their tree-layout positions; descendants of a collapsed node are hidden. */
-export function buildFlowNodes(
-  tree: TreeState,
-  collapsed: Record<string, true>,
-  dataCache: Map<string, { agentId: string }> = new Map(),
-): FlowNodes {
+export function buildFlowNodes(tree: TreeState, collapsed: Record<string, true>, cache: FlowNodeCache = new Map()): FlowNodes {
   const childrenOf = (id: string): readonly string[] => (collapsed[id] ? [] : (tree.children[id] ?? []))
   const layout = layoutTree(
     { roots: tree.children[rootKey] ?? [], childrenOf, rootDepth: (id) => tree.agents[id]?.depth ?? 0 },
     layoutOptions,
   )
   const nodes: AgentFlowNode[] = []
+  const parents = new Map<string, string>()
+  let top = Infinity
+  let bottom = -Infinity
   for (const id of tree.order) {
-    const position = layout.positions.get(id) ?? hiddenPosition(tree, layout, id)
-    nodes.push({
+    const parent = tree.agents[id]?.parent_id
+    if (parent && tree.agents[parent]) parents.set(id, parent)
+    const laidOut = layout.positions.get(id)
+    const position = laidOut ?? hiddenPosition(tree, layout, id)
+    const hidden = laidOut === undefined
+    if (!hidden) {
+      top = Math.min(top, position.y)
+      bottom = Math.max(bottom, position.y + layoutOptions.nodeHeight)
+    }
+    const before = cache.get(id)
+    if (before && before.position.x === position.x && before.position.y === position.y && before.hidden === hidden) {
+      nodes.push(before)
+      continue
+    }
+    const node: AgentFlowNode = {
       id,
       type: 'agent',
       position: { x: position.x, y: position.y },
-      data: dataFor(dataCache, id),
+      // The same data object across rebuilds, so the memoised node view skips re-rendering.
+      data: before?.data ?? { agentId: id },
       width: layoutOptions.nodeWidth,
       height: layoutOptions.nodeHeight,
       measured: nodeSize,
       handles: nodeHandles,
-      hidden: !layout.positions.has(id),
+      hidden,
       connectable: false,
-    })
+    }
+    cache.set(id, node)
+    nodes.push(node)
   }
-  return { nodes, layout }
+  const bounds =
+    layout.positions.size === 0
+      ? { x: 0, y: 0, width: 0, height: 0 }
+      : { x: layout.minX, y: top, width: layout.maxX - layout.minX, height: bottom - top }
+  return { nodes, layout, bounds, parents }
 }
 
 /** A hidden node sits at its nearest visible ancestor (its collapsed ancestor). */
@@ -72,49 +106,45 @@ export const edgeKind = (status: AgentStatus): EdgeKind => {
   return 'done'
 }
 
-/** One string naming every parent→child edge and its kind: edges rebuild only when it changes. */
-export function selectEdgeKey(tree: TreeState): string {
-  let key = ''
-  for (const id of tree.order) {
-    const agent = tree.agents[id]
-    if (!agent?.parent_id || !tree.agents[agent.parent_id]) continue
-    key += `${agent.parent_id}\t${id}\t${edgeKind(agent.status)}\n`
-  }
-  return key
-}
-
 /**
  * Above this many running children, edges stay blue but stop animating: a dash animation
  * repaints every edge each frame, which is what makes big trees stutter.
  */
 export const maxAnimatedEdges = 50
 
-export function buildEdges(edgeKey: string, hidden: ReadonlySet<string>, cache: Map<string, Edge>): Edge[] {
-  const lines = edgeKey.split('\n').filter(Boolean)
-  const active = lines.reduce((count, line) => count + (line.endsWith('\tactive') ? 1 : 0), 0)
-  const animate = active <= maxAnimatedEdges
+const calmByAgents = new WeakMap<TreeState['agents'], boolean>()
+
+/**
+ * Whether more agents are active than edges may animate; Flow marks the pane with it, so no edge
+ * changes. Counted once per tree update, not on every change of the store.
+ */
+export function selectCalmEdges(state: { tree: TreeState }): boolean {
+  const known = calmByAgents.get(state.tree.agents)
+  if (known !== undefined) return known
+  let active = 0
+  for (const agent of Object.values(state.tree.agents)) {
+    if (agent.parent_id && state.tree.agents[agent.parent_id] && edgeKind(agent.status) === 'active') active += 1
+  }
+  calmByAgents.set(state.tree.agents, active > maxAnimatedEdges)
+  return active > maxAnimatedEdges
+}
+
+/**
+ * The parent→child edges between drawn nodes (one to a hidden node is left out). They change only
+ * with the tree's shape: each edge's look follows its child's status in TreeEdge, so a status
+ * change does not hand xyflow a new edge list (which re-checks every edge).
+ */
+export function buildEdges(parents: ReadonlyMap<string, string>, drawn: ReadonlySet<string>, cache: Map<string, Edge>): Edge[] {
   const edges: Edge[] = []
-  for (const line of lines) {
-    const [source, target, kind] = line.split('\t') as [string, string, EdgeKind]
-    if (hidden.has(target)) continue
+  for (const [target, source] of parents) {
+    if (!drawn.has(target) || !drawn.has(source)) continue
     const id = `edge-${target}`
-    const animated = animate && kind === 'active'
     let edge = cache.get(id)
-    if (!edge || edge.className !== `edge-${kind}` || edge.animated !== animated) {
-      edge = { id, source, target, type: 'smoothstep', animated, className: `edge-${kind}`, selectable: false }
+    if (!edge || edge.source !== source) {
+      edge = { id, source, target, type: 'tree', selectable: false }
       cache.set(id, edge)
     }
     edges.push(edge)
   }
   return edges
-}
-
-/** The same data object per agent across rebuilds, so memoised nodes skip re-rendering. */
-function dataFor(cache: Map<string, { agentId: string }>, id: string): { agentId: string } {
-  let data = cache.get(id)
-  if (!data) {
-    data = { agentId: id }
-    cache.set(id, data)
-  }
-  return data
 }

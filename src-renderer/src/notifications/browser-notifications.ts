@@ -43,7 +43,8 @@ export function startBrowserNotifications(transport: Transport): () => void {
 
   return transport.api.subscribe((notification) => {
     if (notification.kind !== 'events') return
-    if (!asked && Notification.permission === 'default' && notification.events.some((event) => event.type === 'job.start')) {
+    // Notification.permission last: in Chromium reading it is a synchronous call to the browser process.
+    if (!asked && notification.events.some((event) => event.type === 'job.start') && Notification.permission === 'default') {
       void permission()
     }
     const taskOf = (jobId: string): string => useArbor.getState().jobs[jobId]?.task ?? ''

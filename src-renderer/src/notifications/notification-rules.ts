@@ -32,8 +32,9 @@ const endTitles: Record<string, string> = {
  */
 export function notificationsFor(events: readonly TraceEvent[], context: NotificationContext): PlannedNotification[] {
   const planned: PlannedNotification[] = []
+  // Asked only for the rare event that gives a notification: a live batch holds thousands.
+  const task = (event: TraceEvent): string => firstLine(context.taskOf(event.job_id))
   for (const event of events) {
-    const task = firstLine(context.taskOf(event.job_id))
     if (event.type === 'approval.request' && event.agent_id !== null && event.parent_id === null) {
       const command = typeof event.data.command === 'string' ? firstLine(event.data.command, 80) : ''
       const approvalId = typeof event.data.approval_id === 'string' ? event.data.approval_id : String(event.seq)
@@ -41,7 +42,7 @@ export function notificationsFor(events: readonly TraceEvent[], context: Notific
         key: `approval:${approvalId}`,
         jobId: event.job_id,
         title: 'Arbor: approval needed',
-        body: [command && `Run ${command}?`, task].filter(Boolean).join('\n'),
+        body: [command && `Run ${command}?`, task(event)].filter(Boolean).join('\n'),
       })
     } else if (event.type === 'job.end') {
       const status = typeof event.data.status === 'string' ? event.data.status : 'ended'
@@ -49,7 +50,7 @@ export function notificationsFor(events: readonly TraceEvent[], context: Notific
         key: `end:${event.job_id}`,
         jobId: event.job_id,
         title: `Arbor: ${endTitles[status] ?? `Job ${status}`}`,
-        body: task,
+        body: task(event),
       })
     }
   }
