@@ -201,6 +201,8 @@ test('the graph stays live while 200 agents write about 100,000 events, and ends
   await page.goto(`${server.url}&job=${encodeURIComponent(jobId)}`, { waitUntil: 'commit' })
   const stopProfiling = await startProfiling(page)
   await expect(arbor.root).toBeVisible()
+  // 200 children draw as one group node (a grouped fan-out) until it is expanded; it stays expanded.
+  await page.getByTestId('fan-out-node').click({ timeout: 60_000 })
   await expect(arbor.nodesWithStatus('running').nth(10)).toBeVisible({ timeout: 60_000 })
   await arbor.screenshot('load-running')
 

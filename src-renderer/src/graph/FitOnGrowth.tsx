@@ -7,7 +7,8 @@ const selectMinZoom = (state: ReactFlowState) => state.minZoom
 const fit = { padding: 0.12, maxZoom: 1, duration: 200 }
 
 /**
- * Fits the view when agents are added, when another job is shown, and when the pane changes
+ * Fits the view when the number of drawn nodes changes (agents added; a subtree or a fan-out
+ * collapsed or expanded), when another job is shown, and when the pane changes
  * width (the inspector dock opening or closing): at once the first time, then in a short
  * animation. It fits the tree's layout rather than the nodes xyflow holds: while a burst of new
  * nodes is revealed slice by slice, those are only a part of it.
@@ -21,7 +22,7 @@ export function FitOnGrowth({ count, jobId, bounds }: { count: number; jobId: st
   useEffect(() => {
     const last = seen.current
     const first = last.count === 0 || last.width === 0 || jobId !== last.jobId
-    const changed = count > last.count || jobId !== last.jobId || width !== last.width
+    const changed = count !== last.count || jobId !== last.jobId || width !== last.width
     if (count === 0 || width === 0 || height === 0) return
     seen.current = { count, jobId, width }
     if (!changed) return

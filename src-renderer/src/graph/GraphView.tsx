@@ -13,17 +13,20 @@ import {
 import { useCallback, useLayoutEffect, useMemo, useRef, useState, type MouseEvent as ReactMouseEvent } from 'react'
 import { useArbor, type ArborState } from '../store'
 import { graphTree } from '../store/replay-slice'
-import { AgentNode, type AgentFlowNode } from './AgentNodeView'
+import { AgentNode } from './AgentNodeView'
 import { DepthBands } from './DepthBands'
 import { isOverDock } from './dock-hit-test'
+import { useFanOuts } from './fan-out'
+import { FanOutNode } from './FanOutNode'
+import { FanOutPanel } from './FanOutPanel'
 import { FitOnGrowth } from './FitOnGrowth'
 import { FitOnRequest } from './FitOnRequest'
-import { buildEdges, buildFlowNodes, selectCalmEdges, selectZoomedOut, type FlowNodeCache } from './flow-elements'
+import { buildEdges, buildFlowNodes, selectCalmEdges, selectZoomedOut, type FlowNodeCache, type GraphFlowNode } from './flow-elements'
 import { useRevealedCount } from './reveal'
 import { StatusMiniMap } from './StatusMiniMap'
 import { TreeEdge } from './TreeEdge'
 
-const nodeTypes = { agent: AgentNode }
+const nodeTypes = { agent: AgentNode, fanOut: FanOutNode }
 const edgeTypes = { tree: TreeEdge }
 // A replay swaps the tree the graph reads (graphTree); its structure counter is its own, hence the prefix.
 const selectStructure = (state: ArborState) => `${state.replay?.cursor ? 'replay' : 'live'}:${graphTree(state).structure}`
@@ -34,6 +37,7 @@ function Flow() {
   const structure = useArbor(selectStructure)
   const jobId = useArbor(selectTreeJob)
   const collapsed = useArbor(selectCollapsed)
+  const expandedFanOuts = useFanOuts((state) => state.expanded)
   const calmEdges = useArbor(selectCalmEdges)
   const zoomedOut = useStore(selectZoomedOut)
   const nodeCache = useRef<FlowNodeCache>(new Map())
@@ -41,14 +45,14 @@ function Flow() {
 
   // The layout depends only on which agents exist and where they hang (`structure`).
   const laidOut = useMemo(
-    () => buildFlowNodes(graphTree(useArbor.getState()), collapsed, nodeCache.current),
-    [structure, collapsed, jobId],
+    () => buildFlowNodes(graphTree(useArbor.getState()), collapsed, nodeCache.current, expandedFanOuts),
+    [structure, collapsed, jobId, expandedFanOuts],
   )
   const revealed = useRevealedCount(laidOut.nodes.length)
   const shown = useMemo(() => laidOut.nodes.slice(0, revealed), [laidOut, revealed])
   // xyflow's own changes (selection, a drag) apply to `nodes`; each new layout or slice replaces
   // them, adjusting state while rendering rather than in an effect (one commit, not two).
-  const [nodes, setNodes] = useState<AgentFlowNode[]>(shown)
+  const [nodes, setNodes] = useState<GraphFlowNode[]>(shown)
   const [nodesOf, setNodesOf] = useState(shown)
   if (nodesOf !== shown) {
     setNodesOf(shown)
@@ -69,15 +73,18 @@ function Flow() {
   const visibleCount = laidOut.layout.positions.size
 
   const onNodesChange = useCallback(
-    (changes: NodeChange<AgentFlowNode>[]) => setNodes((current) => applyNodeChanges(changes, current)),
+    (changes: NodeChange<GraphFlowNode>[]) => setNodes((current) => applyNodeChanges(changes, current)),
     [],
   )
-  const onNodeClick = useCallback((_: ReactMouseEvent, node: Node) => useArbor.getState().inspect(node.id), [])
+  const onNodeClick = useCallback((_: ReactMouseEvent, node: GraphFlowNode) => {
+    if (node.type === 'fanOut') useFanOuts.getState().toggle(node.data.parentId)
+    else useArbor.getState().inspect(node.id)
+  }, [])
   const onNodeDrag = useCallback((event: MouseEvent | TouchEvent) => useArbor.getState().setDockHover(isOverDock(event)), [])
   const onNodeDragStop = useCallback(
     (event: MouseEvent | TouchEvent, node: Node) => {
       const state = useArbor.getState()
-      if (isOverDock(event)) state.inspect(node.id)
+      if (isOverDock(event) && node.type === 'agent') state.inspect(node.id)
       state.setDockHover(false)
       // Nodes live in the tree layout: a drag is for dropping onto the dock, so snap back.
       setNodes(latestShown.current)
@@ -110,6 +117,7 @@ function Flow() {
       <Controls showInteractive={false} />
       <FitOnGrowth count={visibleCount} jobId={jobId} bounds={laidOut.bounds} />
       <FitOnRequest />
+      <FanOutPanel />
     </ReactFlow>
   )
 }

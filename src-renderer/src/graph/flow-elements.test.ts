@@ -35,8 +35,9 @@ describe('buildFlowNodes', () => {
   it('keeps the grid of many leaves in place when one more joins a row, and the data object of every node', () => {
     const { first, second } = grow(30, 1)
     const cache: FlowNodeCache = new Map()
-    const before = buildFlowNodes(first, {}, cache)
-    const after = buildFlowNodes(second, {}, cache)
+    // 30 children are a grouped fan-out until expanded.
+    const before = buildFlowNodes(first, {}, cache, { root: true })
+    const after = buildFlowNodes(second, {}, cache, { root: true })
     expect(after.nodes.slice(0, 31).filter((node, index) => node === before.nodes[index]).length).toBe(31)
     expect(after.nodes[31]!.data).toEqual({ agentId: 'c30' })
   })

@@ -2,9 +2,14 @@ import { Position, type Edge, type ReactFlowState, type Rect } from '@xyflow/rea
 import type { AgentStatus } from '../../../src-main/core/trace/events'
 import { rootKey, type TreeState } from '../store/tree-state'
 import type { AgentFlowNode } from './AgentNodeView'
+import { fanOutColumns, fanOutId, isGrouped } from './fan-out'
+import type { FanOutFlowNode } from './FanOutNode'
 import { layoutTree, type LayoutOptions, type TreeLayout } from './layout'
 
-export const layoutOptions: LayoutOptions = { nodeWidth: 256, nodeHeight: 138, gap: 28, levelHeight: 210 }
+export const layoutOptions: LayoutOptions = { nodeWidth: 256, nodeHeight: 138, gap: 28, levelHeight: 210, maxColumns: fanOutColumns }
+
+/** A node of the graph: an agent, or the group standing for a parent's many children. */
+export type GraphFlowNode = AgentFlowNode | FanOutFlowNode
 
 /** Below this zoom nodes are too small to read: they draw as boxes, spinners and edge dashes stop (they cost repaints). */
 export const selectZoomedOut = (state: ReactFlowState): boolean => state.transform[2] < 0.45
@@ -15,18 +20,18 @@ export const selectZoomedOut = (state: ReactFlowState): boolean => state.transfo
  * frame at 2,000 agents, on load and on each spawn), and holds fitView until all are measured.
  */
 const nodeSize = { width: layoutOptions.nodeWidth, height: layoutOptions.nodeHeight }
-const nodeHandles: NonNullable<AgentFlowNode['handles']> = [
+const nodeHandles: NonNullable<GraphFlowNode['handles']> = [
   { type: 'target', position: Position.Top, x: layoutOptions.nodeWidth / 2, y: 0, width: 1, height: 1 },
   { type: 'source', position: Position.Bottom, x: layoutOptions.nodeWidth / 2, y: layoutOptions.nodeHeight, width: 1, height: 1 },
 ]
 
 export interface FlowNodes {
-  /** Every agent in spawn order (parents before their children), hidden ones included. */
-  nodes: AgentFlowNode[]
+  /** Every agent in spawn order (parents before their children), hidden ones included; then the fan-out groups. */
+  nodes: GraphFlowNode[]
   layout: TreeLayout
   /** The box around the visible nodes, in flow coordinates: what fitting the view shows. */
   bounds: Rect
-  /** Each agent's parent, for those whose parent is in the tree: the edges. */
+  /** Each agent's (and group's) parent, for those whose parent is in the tree: the edges. */
   parents: Map<string, string>
 }
 
@@ -35,16 +40,28 @@ export interface FlowNodes {
  * same object, so xyflow keeps its internals (adoptUserNodes compares by identity) and neither it,
  * its edges nor its minimap rect re-render when another agent joins the tree.
  */
-export type FlowNodeCache = Map<string, AgentFlowNode>
+export type FlowNodeCache = Map<string, GraphFlowNode>
 
-/** xyflow nodes at their tree-layout positions; descendants of a collapsed node are hidden. */
-export function buildFlowNodes(tree: TreeState, collapsed: Record<string, true>, cache: FlowNodeCache = new Map()): FlowNodes {
-  const childrenOf = (id: string): readonly string[] => (collapsed[id] ? [] : (tree.children[id] ?? []))
+/**
+ * xyflow nodes at their tree-layout positions; descendants of a collapsed node are hidden. A
+ * parent with many children gets one group node as its only child unless its fan-out is expanded
+ * (the children, and their descendants, are hidden at the parent meanwhile).
+ */
+export function buildFlowNodes(
+  tree: TreeState,
+  collapsed: Record<string, true>,
+  cache: FlowNodeCache = new Map(),
+  expandedFanOuts: Record<string, true> = {},
+): FlowNodes {
+  const childrenOf = (id: string): readonly string[] => {
+    const kids = collapsed[id] ? [] : (tree.children[id] ?? [])
+    return isGrouped(kids.length, expandedFanOuts[id] === true) ? [fanOutId(id)] : kids
+  }
   const layout = layoutTree(
     { roots: tree.children[rootKey] ?? [], childrenOf, rootDepth: (id) => tree.agents[id]?.depth ?? 0 },
     layoutOptions,
   )
-  const nodes: AgentFlowNode[] = []
+  const nodes: GraphFlowNode[] = []
   const parents = new Map<string, string>()
   let top = Infinity
   let bottom = -Infinity
@@ -59,7 +76,7 @@ export function buildFlowNodes(tree: TreeState, collapsed: Record<string, true>,
       bottom = Math.max(bottom, position.y + layoutOptions.nodeHeight)
     }
     const before = cache.get(id)
-    if (before && before.position.x === position.x && before.position.y === position.y && before.hidden === hidden) {
+    if (before?.type === 'agent' && before.position.x === position.x && before.position.y === position.y && before.hidden === hidden) {
       nodes.push(before)
       continue
     }
@@ -68,7 +85,7 @@ export function buildFlowNodes(tree: TreeState, collapsed: Record<string, true>,
       type: 'agent',
       position: { x: position.x, y: position.y },
       // The same data object across rebuilds, so the memoised node view skips re-rendering.
-      data: before?.data ?? { agentId: id },
+      data: before?.type === 'agent' ? before.data : { agentId: id },
       width: layoutOptions.nodeWidth,
       height: layoutOptions.nodeHeight,
       measured: nodeSize,
@@ -79,11 +96,39 @@ export function buildFlowNodes(tree: TreeState, collapsed: Record<string, true>,
     cache.set(id, node)
     nodes.push(node)
   }
+  for (const parentId of tree.order) {
+    const id = fanOutId(parentId)
+    const position = layout.positions.get(id)
+    if (!position) continue
+    parents.set(id, parentId)
+    top = Math.min(top, position.y)
+    bottom = Math.max(bottom, position.y + layoutOptions.nodeHeight)
+    nodes.push(fanOutNode(id, parentId, position, cache))
+  }
   const bounds =
     layout.positions.size === 0
       ? { x: 0, y: 0, width: 0, height: 0 }
       : { x: layout.minX, y: top, width: layout.maxX - layout.minX, height: bottom - top }
   return { nodes, layout, bounds, parents }
+}
+
+function fanOutNode(id: string, parentId: string, position: { x: number; y: number }, cache: FlowNodeCache): FanOutFlowNode {
+  const before = cache.get(id)
+  if (before?.type === 'fanOut' && before.position.x === position.x && before.position.y === position.y) return before
+  const node: FanOutFlowNode = {
+    id,
+    type: 'fanOut',
+    position: { x: position.x, y: position.y },
+    data: { parentId },
+    width: layoutOptions.nodeWidth,
+    height: layoutOptions.nodeHeight,
+    measured: nodeSize,
+    handles: nodeHandles,
+    connectable: false,
+    draggable: false,
+  }
+  cache.set(id, node)
+  return node
 }
 
 /** A hidden node sits at its nearest visible ancestor (its collapsed ancestor). */

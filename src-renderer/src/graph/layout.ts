@@ -2,8 +2,10 @@
  * A top-down tidy tree layout, pure and O(agents × depth): each subtree is laid out on its own,
  * siblings are pushed right just far enough that their contours (the left and right extent of
  * each level) keep a gap, and a parent is centred over its first and last child. A parent with
- * many children that are all leaves gets them in a grid of rows instead of one endless row; the
- * depth band holding such a grid grows taller, so y still follows depth.
+ * many children that are all leaves gets them in a grid of rows (at most `maxColumns` wide) instead
+ * of one endless row; the depth band holding such a grid grows taller, so y still follows depth.
+ * Hand-written rather than d3-hierarchy's tree(): that places equal boxes one row per depth, and
+ * the wrapped grids with the bands they stretch are what makes a wide fan-out readable here.
  */
 export interface LayoutOptions {
   nodeWidth: number
@@ -14,6 +16,8 @@ export interface LayoutOptions {
   levelHeight: number
   /** Leaf siblings beyond this count wrap into a grid (default 12). */
   wrapAfter?: number
+  /** The widest a grid row may be, in nodes (default: no limit). */
+  maxColumns?: number
 }
 
 export interface TreeLayoutInput {
@@ -76,7 +80,7 @@ export function layoutTree(input: TreeLayoutInput, options: LayoutOptions): Tree
   }
 
   const placeGrid = (kids: readonly string[]): Extent[] => {
-    const columns = Math.max(wrapAfter, Math.ceil(Math.sqrt(kids.length * 2)))
+    const columns = Math.min(options.maxColumns ?? Infinity, Math.max(wrapAfter, Math.ceil(Math.sqrt(kids.length * 2))))
     const step = options.nodeWidth + options.gap
     const width = columns * step - options.gap
     kids.forEach((kid, index) => {
