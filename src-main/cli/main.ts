@@ -15,10 +15,10 @@ const usage = `Usage:
             [--light-model M] [--base-url URL] [--max-depth N] [--max-children N]
             [--max-spawns-per-turn N] [--max-spawns-per-minute N] [--agent-timeout SECONDS]
             [--job-token-budget N] [--job-cost-budget USD] [--allow-network] [--no-sandbox [--yes]]
-            [--auto-approve-subagents] [--db FILE] [--export FILE.jsonl] [--json]
+            [--auto-approve-subagents] [--warm-pool N] [--db FILE] [--export FILE.jsonl] [--json]
   arbor export --db FILE (--job ID | --last) --out FILE [--format jsonl|otlp]
   arbor export --db FILE (--job ID | --last) --otlp-endpoint URL [--header NAME=VALUE ...]
-  arbor serve [DIR] [--port N] [--db FILE]
+  arbor serve [DIR] [--port N] [--warm-pool N] [--db FILE]
   arbor import FILE.jsonl [--db FILE]
   arbor open FILE.jsonl [--port N] [--db FILE]
 
@@ -30,6 +30,8 @@ ${limits.job_token_budget.toLocaleString('en')}, --job-cost-budget up to ${limit
 model the job uses. --allow-network lets commands reach the network (off by default).
 --no-sandbox runs commands without the OS sandbox: it prints a warning and asks on a
 terminal; without a terminal it needs --yes, else the job is refused (exit 2).
+--warm-pool N keeps N agent processes started ahead, each used by one agent only (default 2;
+0 starts every agent's process when it is needed).
 
 export --otlp-endpoint sends the job's spans to an OpenTelemetry collector over OTLP/HTTP
 (protobuf): Langfuse https://cloud.langfuse.com/api/public/otel/v1/traces, Phoenix
@@ -68,6 +70,7 @@ const options = {
   'otlp-endpoint': { type: 'string' },
   header: { type: 'string', multiple: true },
   port: { type: 'string' },
+  'warm-pool': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const
 

@@ -25,6 +25,7 @@ import { TraceWriter } from './store/trace-writer'
 import type { ProcessHost } from './supervisor/process-host'
 import type { JobContext } from './supervisor/runtime'
 import { Supervisor } from './supervisor/supervisor'
+import { WarmPool } from './supervisor/warm-pool'
 import type { JobSettings } from './trace/model'
 
 export { defaultSettings } from './trace/model'
@@ -34,6 +35,8 @@ export interface EngineOptions {
   /** An agent process that has not said ready by then fails (30 s). */
   readyTimeoutMs?: number
   processHost: ProcessHost
+  /** Agent processes started ahead of need, each used by one agent only (supervisor/warm-pool.ts); default 2, 0 turns it off. */
+  warmPool?: number
   projectDir?: string
   /** Path of a better_sqlite3.node built for Electron's ABI (the app); Node's build otherwise. */
   nativeBinding?: string
@@ -85,7 +88,8 @@ export function createEngine(options: EngineOptions): Engine {
     }
     return { connection, prices: settings.prices(), instructions: readProjectInstructions(project), protectedPaths: arborDataPaths(options.dbFile, project) }
   }
-  const supervisor = new Supervisor({ sink: writer, host: options.processHost, killGraceMs: options.killGraceMs, readyTimeoutMs: options.readyTimeoutMs, jobContext, env })
+  const pool = new WarmPool(options.processHost, options.warmPool ?? 2)
+  const supervisor = new Supervisor({ sink: writer, host: pool, killGraceMs: options.killGraceMs, readyTimeoutMs: options.readyTimeoutMs, jobContext, env })
   const listeners = new Set<(notification: ApiNotification) => void>()
   writer.onCommit((events) => {
     for (const listener of listeners) listener({ kind: 'events', events })
@@ -136,7 +140,7 @@ export function createEngine(options: EngineOptions): Engine {
     exportTrace,
     importTrace: (file) => importTrace(context, file),
     async close() {
-      await supervisor.shutdown()
+      await Promise.all([pool.close(), supervisor.shutdown()])
       await autoExport.settle()
       heartbeat.stop()
       writer.close()

@@ -4,11 +4,14 @@ import { createEngine, type Engine } from '../../core/engine'
 import { ForkProcessHost } from '../../core/supervisor/fork-host'
 import { agentProcessEntry, defaultDbFile } from '../paths'
 
-/** An engine for a CLI command: agents as Node child processes, the database at --db or the data folder. */
-export function cliEngine(dbOption: string | undefined, projectDir?: string): { engine: Engine; dbFile: string } {
+/**
+ * An engine for a CLI command: agents as Node child processes, the database at --db or the data
+ * folder, and `warmPool` processes started ahead (--warm-pool; the engine's default without it).
+ */
+export function cliEngine(dbOption: string | undefined, projectDir?: string, warmPool?: number): { engine: Engine; dbFile: string } {
   const dbFile = path.resolve(dbOption ?? defaultDbFile())
   mkdirSync(path.dirname(dbFile), { recursive: true })
-  const engine = createEngine({ dbFile, processHost: new ForkProcessHost(agentProcessEntry()), projectDir })
+  const engine = createEngine({ dbFile, processHost: new ForkProcessHost(agentProcessEntry()), warmPool, projectDir })
   return { engine, dbFile }
 }
 

@@ -11,7 +11,7 @@ import { answerRootApprovals } from '../approvals'
 import { checkJobFlags, confirmNoSandbox, isProvider, jobInputFromFlags } from '../job-options'
 import type { CliValues } from '../main'
 import { formatCost, printTree } from '../tree-printer'
-import { UsageError } from '../usage-error'
+import { intOption, UsageError } from '../usage-error'
 import { cliEngine, closeOnSignal } from './engine'
 
 export async function runDemo(dir: string, values: CliValues): Promise<number> {
@@ -37,7 +37,7 @@ interface PlannedJob {
 }
 
 async function runPlanned(projectDir: string, values: CliValues, planned: PlannedJob): Promise<number> {
-  const { engine, dbFile } = cliEngine(values.db, projectDir)
+  const { engine, dbFile } = cliEngine(values.db, projectDir, intOption(values['warm-pool'], 'warm-pool'))
   closeOnSignal(engine)
   const loadedProfiles = engine.profilesFor(projectDir)
   let newJob: NewJob

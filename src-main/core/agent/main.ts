@@ -5,12 +5,18 @@
  */
 import { randomUUID } from 'node:crypto'
 import { setMaxListeners } from 'node:events'
+import { z } from 'zod'
 import { toAgentSchema, type AgentInit, type AgentOutcome, type ToSupervisor } from '../protocol/messages'
 import { emptyUsage } from '../trace/usage'
 import { connectToSupervisor } from './channel'
 import { runAgent } from './loop'
 import { SupervisorLink } from './supervisor-link'
 import { builtinTools } from './tools/builtin'
+import { toJsonSchema } from './tools/toolset'
+
+// An agent parses a few messages of each shape: compiling a fast parser for each (zod's JIT, about
+// 30 ms for the first `start` on a loaded machine) costs more than it ever saves here.
+z.config({ jitless: true })
 
 const channel = connectToSupervisor()
 if (!channel) {
@@ -92,3 +98,11 @@ channel.onMessage((raw) => {
 })
 
 send({ type: 'ready' })
+// While it waits for `start` (in the warm pool, for as long as it takes): the tools' JSON Schemas
+// are made and the start parser runs once on an empty start, so neither the first parse nor the
+// first model call pays for code run the first time. A `start` already here waits for this, as
+// it would have waited for it anyway.
+setImmediate(() => {
+  toAgentSchema.safeParse({ type: 'start', init: {} })
+  for (const tool of builtinTools) toJsonSchema(tool.parameters)
+})

@@ -5,6 +5,10 @@ import type { ToAgent } from '../protocol/messages'
  * tests) and Electron's utilityProcess (the app). Later: SSH or container hosts.
  */
 export interface ProcessHost {
+  /**
+   * `agentId` names the process in its environment (ARBOR_AGENT_ID); a process the warm pool
+   * starts ahead (warm-pool.ts) has a pool label there, since its agent is not known yet.
+   */
   spawn(options: { agentId: string }): AgentProcess
 }
 

@@ -64,6 +64,8 @@ export function createTestRig(): TestRig {
     processHost: testAgentHost(),
     projectDir: project,
     killGraceMs: 1000,
+    // Agents start on demand: a pool's idle processes would only cost the test machine CPU (warm-pool.test.ts covers the pool).
+    warmPool: 0,
   })
   return {
     engine,

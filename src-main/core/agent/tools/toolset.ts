@@ -86,7 +86,16 @@ export class Toolset {
   }
 }
 
-function toJsonSchema(schema: z.ZodType): Record<string, unknown> {
+/**
+ * Each schema is converted once per process: the first conversion of the built-in tools costs
+ * tens of ms, which the agent process spends while it waits for its agent (main.ts), not after.
+ */
+const jsonSchemas = new WeakMap<z.ZodType, Record<string, unknown>>()
+
+export function toJsonSchema(schema: z.ZodType): Record<string, unknown> {
+  const cached = jsonSchemas.get(schema)
+  if (cached) return cached
   const { $schema: _ignored, ...jsonSchema } = z.toJSONSchema(schema, { io: 'input' }) as Record<string, unknown>
+  jsonSchemas.set(schema, jsonSchema)
   return jsonSchema
 }

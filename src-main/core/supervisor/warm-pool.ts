@@ -1,0 +1,145 @@
+import type { ToAgent } from '../protocol/messages'
+import type { AgentProcess, ProcessHost } from './process-host'
+
+/**
+ * Agent processes started ahead, so a granted `task` does not wait for a process to load.
+ *
+ * Each pooled process serves exactly one agent and is never given back: an agent's process holds
+ * its history, the commands it started and what they left in its environment, so isolation is
+ * per process. Taking one starts its replacement; one that dies while it waits is replaced too.
+ * The pool fills on the first request, not when it is made, so an engine that runs no job (an
+ * export, an import) starts no process. Pooled processes come from the same host as the others,
+ * with the same environment and process group rules; only their `agentId` is a pool label,
+ * since their agent is not known yet.
+ */
+export class WarmPool implements ProcessHost {
+  private readonly idle: PooledProcess[] = []
+  private filling = false
+  private closed = false
+  private started = 0
+
+  constructor(
+    private readonly host: ProcessHost,
+    /** How many processes wait; 0 turns the pool off (every agent starts its own, on demand). */
+    private readonly size: number,
+  ) {}
+
+  spawn(options: { agentId: string }): AgentProcess {
+    if (this.size <= 0 || this.closed) return this.host.spawn(options)
+    const taken = this.idle.shift()
+    const process = taken ?? this.host.spawn(options)
+    taken?.handOver()
+    this.refillSoon()
+    return process
+  }
+
+  /** Pids of the processes waiting, for tests and the bench. */
+  get waiting(): (number | undefined)[] {
+    return this.idle.map((pooled) => pooled.pid)
+  }
+
+  /** Ends every waiting process and starts no more; resolves once they are gone. */
+  async close(): Promise<void> {
+    this.closed = true
+    const ending = this.idle.splice(0).map((pooled) => pooled.end())
+    await Promise.all(ending)
+  }
+
+  /** After the caller has its process: a fork costs the main thread a few ms it should not wait for. */
+  private refillSoon(): void {
+    if (this.filling) return
+    this.filling = true
+    setImmediate(() => {
+      this.filling = false
+      this.fill()
+    })
+  }
+
+  private fill(): void {
+    while (!this.closed && this.idle.length < this.size) {
+      let pooled: PooledProcess
+      try {
+        pooled = new PooledProcess(this.host.spawn({ agentId: `pooled_${++this.started}` }), () => this.replace(pooled))
+      } catch {
+        // The host cannot start processes now: agents start on demand and report why.
+        return
+      }
+      this.idle.push(pooled)
+    }
+  }
+
+  private replace(pooled: PooledProcess): void {
+    const index = this.idle.indexOf(pooled)
+    if (index < 0) return
+    this.idle.splice(index, 1)
+    this.refillSoon()
+  }
+}
+
+/**
+ * A process waiting in the pool. Its `ready` (and anything else it says before it has an agent)
+ * is kept and delivered to whoever takes it, as a process started for them would have said it.
+ */
+class PooledProcess implements AgentProcess {
+  private readonly listeners: ((message: unknown) => void)[] = []
+  private readonly exitListeners: ((code: number | null, signal: string | null) => void)[] = []
+  private readonly early: unknown[] = []
+  private exit: [number | null, string | null] | null = null
+  private readonly exited: Promise<void>
+  private taken = false
+
+  constructor(
+    private readonly process: AgentProcess,
+    onDiedWaiting: () => void,
+  ) {
+    process.onMessage((message) => {
+      // Kept while nobody listens, and while what came earlier is still to be delivered.
+      if (this.listeners.length === 0 || this.early.length > 0) return this.early.push(message)
+      for (const listener of this.listeners) listener(message)
+    })
+    this.exited = new Promise((resolve) => {
+      process.onExit((code, signal) => {
+        this.exit = [code, signal]
+        if (!this.taken) onDiedWaiting()
+        for (const listener of this.exitListeners) listener(code, signal)
+        resolve()
+      })
+    })
+  }
+
+  get pid(): number | undefined {
+    return this.process.pid
+  }
+
+  handOver(): void {
+    this.taken = true
+  }
+
+  end(): Promise<void> {
+    this.process.kill(true)
+    return this.exited
+  }
+
+  send(message: ToAgent): void {
+    this.process.send(message)
+  }
+
+  onMessage(listener: (message: unknown) => void): void {
+    this.listeners.push(listener)
+    if (this.listeners.length > 1) return
+    // Delivered after the caller has wired the process up, as a live process's messages are.
+    queueMicrotask(() => {
+      for (const message of this.early.splice(0)) for (const each of this.listeners) each(message)
+    })
+  }
+
+  onExit(listener: (code: number | null, signal: string | null) => void): void {
+    this.exitListeners.push(listener)
+    const exit = this.exit
+    if (exit) queueMicrotask(() => listener(...exit))
+  }
+
+  kill(force: boolean): void {
+    this.process.kill(force)
+  }
+}
