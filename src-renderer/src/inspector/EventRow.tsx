@@ -13,6 +13,7 @@ function EventRowView({ event, highlighted = false }: { event: TraceEvent; highl
       className={`event-row tone-${tone}${highlighted ? ' highlighted' : ''}`}
       data-testid="inspector-event"
       data-type={event.type}
+      data-seq={event.seq}
       data-highlighted={highlighted ? 'true' : undefined}
     >
       <div className="event-row__head">

@@ -1,5 +1,6 @@
 import type { TraceEvent } from '../../../src-main/core/trace/events'
-import { useEffect, useLayoutEffect, useRef } from 'react'
+import { useVirtualizer } from '@tanstack/react-virtual'
+import { useEffect, useLayoutEffect, useMemo, useRef } from 'react'
 import { useShallow } from 'zustand/react/shallow'
 import { StatusIcon } from '../graph/StatusIcon'
 import { useArbor, type ArborState } from '../store'
@@ -14,29 +15,56 @@ function selectInspector(state: ArborState, agentId: string) {
 }
 
 const nearBottomPx = 48
+/** A summary line and a short body; rows are measured once drawn, so this only sizes the scrollbar until then. */
+const estimatedRowPx = 56
+/**
+ * Rows drawn beyond each edge of the view. Few: each row measured above the view makes the
+ * virtualizer re-lay out every row after it, which on a 100,000-row list is what a frame costs.
+ */
+const overscanRows = 6
+const noEvents: TraceEvent[] = []
 
-/** One agent's trace: fetched on open, then tailed live; newest at the bottom. */
+/**
+ * One agent's trace: fetched on open, then tailed live; newest at the bottom. The list is
+ * virtualized (only the rows in view are in the DOM, each measured once drawn), so an agent with
+ * 100,000 events opens and scrolls like one with ten.
+ */
 export function Inspector({ agentId }: { agentId: string }) {
   const { inspector, agent, selected, focusSeq, focusNonce } = useArbor(useShallow((state: ArborState) => selectInspector(state, agentId)))
   const scroller = useRef<HTMLDivElement>(null)
   const content = useRef<HTMLDivElement>(null)
   const stickToBottom = useRef(true)
-  const events = inspector?.events
+  const lastScrollTop = useRef(0)
+  const events = inspector?.events ?? noEvents
   const open = inspector !== undefined
+  const shown = useMemo(() => events.filter(isShown), [events])
+  // Sizes are kept by index (no getItemKey): the list grows at its end, and a key function would
+  // run for every row of a 100,000-row list on each re-layout. Drawn rows are measured again anyway.
+  const rows = useVirtualizer({
+    count: shown.length,
+    getScrollElement: () => scroller.current,
+    estimateSize: () => estimatedRowPx,
+    overscan: overscanRows,
+    paddingStart: 4,
+    paddingEnd: 12,
+  })
 
   const followTail = () => {
     const element = scroller.current
     if (element && stickToBottom.current) element.scrollTop = element.scrollHeight
   }
-  useLayoutEffect(followTail, [events])
+  useLayoutEffect(followTail, [shown])
   // A timeline bar asked for one event: scroll it into view (once it is loaded) and stop following the tail.
-  const focusedRow = focusSeq !== null && events?.some((event) => event.seq === focusSeq)
+  const focusIndex = focusSeq === null ? -1 : shown.findIndex((event) => event.seq === focusSeq)
+  const focusLoaded = focusIndex >= 0
   useLayoutEffect(() => {
-    if (!focusedRow) return
+    if (!focusLoaded) return
     stickToBottom.current = false
-    content.current?.querySelector('.event-row.highlighted')?.scrollIntoView({ block: 'center' })
-  }, [focusedRow, focusNonce])
-  // Text re-wraps when the dock changes width: stay at the bottom if the user was there.
+    rows.scrollToIndex(focusIndex, { align: 'center' })
+    // Only a new ask (or the event arriving) scrolls; later pages must not pull the view back.
+  }, [focusLoaded, focusNonce])
+  // Rows are measured as they are drawn, and text re-wraps when the dock changes width: the list's
+  // height changes, so stay at the bottom if the user was there.
   useEffect(() => {
     if (!content.current) return
     const observer = new ResizeObserver(followTail)
@@ -45,9 +73,14 @@ export function Inspector({ agentId }: { agentId: string }) {
   }, [open])
 
   if (!inspector) return null
+  // At the bottom: follow the tail. Moved up: stop. A move down short of the bottom changes
+  // nothing: that is the virtualizer keeping the view still while rows above it are measured.
   const onScroll = () => {
     const element = scroller.current
-    if (element) stickToBottom.current = element.scrollHeight - element.scrollTop - element.clientHeight < nearBottomPx
+    if (!element) return
+    if (element.scrollHeight - element.scrollTop - element.clientHeight < nearBottomPx) stickToBottom.current = true
+    else if (element.scrollTop < lastScrollTop.current) stickToBottom.current = false
+    lastScrollTop.current = element.scrollTop
   }
   const tokens = agent ? agent.usage.input_tokens + agent.usage.output_tokens : null
   // The root's system prompt took in the project's AGENTS.md / CLAUDE.md: say which, and how much.
@@ -89,16 +122,25 @@ export function Inspector({ agentId }: { agentId: string }) {
           {projectInstructionsText(instructions)}
         </div>
       )}
-      <div className="inspector__events" ref={scroller} onScroll={onScroll}>
-        <div ref={content}>
-          {inspector.loading && inspector.events.length === 0 && <div className="inspector__note">Loading trace…</div>}
-          {inspector.error && <div className="inspector__note error">{inspector.error}</div>}
-          {!inspector.loading && !inspector.error && inspector.events.length === 0 && (
-            <div className="inspector__note">No events yet.</div>
-          )}
-          {inspector.events.filter(isShown).map((event) => (
-            <EventRow key={event.seq} event={event} highlighted={event.seq === focusSeq} />
-          ))}
+      {inspector.loading && inspector.events.length === 0 && <div className="inspector__note">Loading trace…</div>}
+      {inspector.error && <div className="inspector__note error">{inspector.error}</div>}
+      {!inspector.loading && !inspector.error && inspector.events.length === 0 && <div className="inspector__note">No events yet.</div>}
+      <div className="inspector__events" ref={scroller} onScroll={onScroll} data-testid="inspector-events" data-count={shown.length}>
+        <div className="inspector__rows" ref={content} style={{ height: rows.getTotalSize() }}>
+          {rows.getVirtualItems().map((row) => {
+            const event = shown[row.index]!
+            return (
+              <div
+                key={event.seq}
+                className="inspector__row"
+                data-index={row.index}
+                ref={rows.measureElement}
+                style={{ transform: `translateY(${row.start}px)` }}
+              >
+                <EventRow event={event} highlighted={event.seq === focusSeq} />
+              </div>
+            )
+          })}
         </div>
       </div>
     </section>

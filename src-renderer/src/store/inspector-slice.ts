@@ -1,23 +1,11 @@
-import type { TraceEvent } from '../../../src-main/core/trace/events'
 import { api } from './api-ref'
 import { mergeEvents, openInspector, type InspectorState } from './inspector-events'
 import { errorText, type InspectorSlice, type SliceCreator } from './types'
 
+/** The API's largest page. Pages are fetched one after another, each shown as it arrives. */
 const pageSize = 5000
-const maxPages = 20
 
-/** Fetches an agent's stored events after `afterSeq`, page by page. */
-async function fetchEvents(agentId: string, afterSeq: number): Promise<TraceEvent[]> {
-  const all: TraceEvent[] = []
-  let cursor = afterSeq
-  for (let page = 0; page < maxPages; page++) {
-    const { events } = await api().getEvents({ agent_id: agentId, after_seq: cursor, limit: pageSize })
-    all.push(...events)
-    if (events.length < pageSize) break
-    cursor = events.at(-1)!.seq
-  }
-  return all
-}
+const nextTask = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 0))
 
 export const createInspectorSlice: SliceCreator<InspectorSlice> = (set, get) => {
   const update = (agentId: string, change: (inspector: InspectorState) => InspectorState): void =>
@@ -25,10 +13,24 @@ export const createInspectorSlice: SliceCreator<InspectorSlice> = (set, get) => 
       inspectors: state.inspectors.map((inspector) => (inspector.agentId === agentId ? change(inspector) : inspector)),
     }))
 
+  /**
+   * Fetches an agent's stored events after `afterSeq`, oldest first, a page at a time, and shows
+   * each page as it arrives: the first rows are on screen after one round trip, and no single
+   * reply, parse or render holds 100,000 events. Stops when the inspector is closed.
+   */
   const load = async (agentId: string, afterSeq: number): Promise<void> => {
+    let cursor = afterSeq
     try {
-      const events = await fetchEvents(agentId, afterSeq)
-      update(agentId, (inspector) => ({ ...inspector, loading: false, error: null, events: mergeEvents(inspector.events, events) }))
+      for (;;) {
+        const { events } = await api().getEvents({ agent_id: agentId, after_seq: cursor, limit: pageSize })
+        if (!get().inspectors.some((inspector) => inspector.agentId === agentId)) return
+        const more = events.length === pageSize
+        update(agentId, (inspector) => ({ ...inspector, loading: more, error: null, events: mergeEvents(inspector.events, events) }))
+        if (!more) return
+        cursor = events.at(-1)!.seq
+        // Let the page paint (and the user scroll) between pages, however fast the transport answers.
+        await nextTask()
+      }
     } catch (error) {
       update(agentId, (inspector) => ({ ...inspector, loading: false, error: errorText(error) }))
     }
