@@ -10,8 +10,15 @@
  */
 
 export interface PageConfig {
-  /** Agents in the benchmark job: a root, ~√n children, the rest spread over them as grandchildren. */
+  /** Agents in the benchmark job, the root included. */
   agents: number
+  /**
+   * 'tree': breadth first, each parent with at most `maxChildren` children (the UI groups a bigger
+   * fan-out into one node; kept below that, every agent is drawn). 'fan-out': every agent a child
+   * of the root, which the UI shows as one group node.
+   */
+  shape: 'tree' | 'fan-out'
+  maxChildren: number
   benchJobId: string
   idleJobId: string
 }
@@ -55,7 +62,7 @@ export type UpdateKind = 'tool.call' | 'tool.result' | 'agent.end' | 'agent.star
 export interface BenchPage {
   agentIds: string[]
   select(jobId: string, idPrefix: string): Promise<SettleResult>
-  /** One new agent (agent.start under one of the children) until the node count has settled again. */
+  /** One new agent (agent.start under one of the newest agents) until the node count has settled again. */
   spawn(): Promise<SettleResult>
   update(kind: UpdateKind): Promise<UpdateResult>
   fps(durationMs: number, batchSize: number, everyMs: number): Promise<FpsResult>
@@ -162,21 +169,14 @@ export function installBenchPage(config: PageConfig): void {
 
   const root = makeAgent(config.benchJobId, 'bench_root', null, 'root')
   const benchAgents: Agent[] = [root]
-  const childCount = Math.max(1, Math.min(config.agents - 1, Math.round(Math.sqrt(config.agents) * 0.9)))
-  const children: Agent[] = []
-  for (let index = 0; index < childCount; index++) {
-    const child = makeAgent(config.benchJobId, `bench_c${index}`, root, `child ${index}`)
-    children.push(child)
-    benchAgents.push(child)
+  // Breadth first, so parents come before their children (spawn order), as a real run creates them.
+  const branching = config.shape === 'fan-out' ? Infinity : config.maxChildren
+  for (let index = 1; index < config.agents; index++) {
+    const parent = benchAgents[Math.floor((index - 1) / branching)]!
+    benchAgents.push(makeAgent(config.benchJobId, `bench_${index}`, parent, `${parent === root ? 'child' : 'worker'} ${index}`))
   }
-  const perChild = Array.from({ length: childCount }, () => 0)
-  for (let index = 0; index < config.agents - benchAgents.length; index++) perChild[index % childCount]! += 1
-  // Children first (spawn order), then each child's workers, as a real run would create them.
-  children.forEach((child, index) => {
-    for (let worker = 0; worker < perChild[index]!; worker++) {
-      benchAgents.push(makeAgent(config.benchJobId, `bench_c${index}_${worker}`, child, `worker ${index}.${worker}`))
-    }
-  })
+  // Spawns go under the newest agents, leaves: a parent that already has `maxChildren` would turn into a group.
+  const spawnParents = benchAgents.slice(-8)
   const idleAgents: Agent[] = [makeAgent(config.idleJobId, 'idle_root', null, 'idle root')]
   const agentsOf: Record<string, Agent[]> = { [config.benchJobId]: benchAgents, [config.idleJobId]: idleAgents }
 
@@ -326,7 +326,7 @@ export function installBenchPage(config: PageConfig): void {
     },
 
     async spawn() {
-      const parent = children[spawned % children.length]!
+      const parent = spawnParents[spawned % spawnParents.length]!
       const agent = makeAgent(config.benchJobId, `bench_spawn_${spawned++}`, parent, `spawned ${spawned}`)
       const event: PageEvent = {
         type: 'agent.start',

@@ -1,10 +1,12 @@
 /**
  * Graph benchmark: the built renderer (out/renderer) in Chromium, driven by a fake `window.arbor`
- * that serves a generated job (bench/graph-page.ts), at 20 agents (the baseline), 200 and 2,000.
- * Measures (1) selecting the job until the graph has settled, (2) one batch that changes every
- * agent until two frames have painted, (3) frames per second while 200 events arrive every
- * 100 ms, (4) one agent spawning until the graph has settled again; each as a ratio to the
- * 20-agent run of the same invocation.
+ * that serves a generated job (bench/graph-page.ts), at 20 agents (the baseline), 200, 2,000 and
+ * 10,000, each parent with at most as many children as the UI draws one by one, so every agent
+ * is a node. Measures (1) selecting the job until the graph has settled, (2) one batch that
+ * changes every agent until two frames have painted, (3) frames per second while 200 events
+ * arrive every 100 ms, (4) one agent spawning until the graph has settled again; each as a ratio
+ * to the 20-agent run of the same invocation. Then a root with 500 children (a grouped fan-out):
+ * selecting it until settled.
  * Needs the build (npm run build). Run: node --import tsx bench/graph.ts [agents]
  */
 import { existsSync, readFileSync, statSync } from 'node:fs'
@@ -14,10 +16,16 @@ import { extname, join, normalize, resolve, sep } from 'node:path'
 import { chromium, type Browser, type Page } from 'playwright-core'
 import { chromiumLaunchOptions } from '../e2e/support/chromium'
 import { installBenchPage, type BenchPage, type FpsResult, type PageConfig, type SettleResult, type UpdateKind, type UpdateResult } from './graph-page'
+import { record } from './results'
 import { contentTypes } from '../src-main/core/serve/static-files'
+import { fanOutThreshold } from '../src-renderer/src/graph/fan-out'
 
-const largest = Number(process.argv[2] ?? 2000)
-const sizes = [20, 200, largest]
+const largest = Number(process.argv[2] ?? 10_000)
+const sizes = [...new Set([20, 200, 2000, largest])].sort((a, b) => a - b)
+const fanOutChildren = 500
+/** Goals of issue 9, on the value: select → settled, and the longest frame on the way. */
+const selectGoalMs: Record<number, number> = { 2000: 500, 10_000: 2000 }
+const frameGoalMs = 100
 const repeats = 3
 const viewport = { width: 1440, height: 900 }
 const fpsWindow = { durationMs: 3000, batchSize: 200, everyMs: 100 }
@@ -72,8 +80,8 @@ const bench = (page: Page) => ({
 
 const median = <T>(values: T[], by: (value: T) => number): T => [...values].sort((a, b) => by(a) - by(b))[Math.floor(values.length / 2)]!
 
-async function measure(browser: Browser, url: string, agents: number): Promise<SizeResult> {
-  const config: PageConfig = { agents, benchJobId: 'job_bench', idleJobId: 'job_idle' }
+/** Opens the renderer on a generated job and runs `body` on it; page errors fail the run. */
+async function withBenchPage<T>(browser: Browser, url: string, config: PageConfig, body: (run: ReturnType<typeof bench>, page: Page) => Promise<T>): Promise<T> {
   const context = await browser.newContext({ viewport, deviceScaleFactor: 1 })
   try {
     const page = await context.newPage()
@@ -84,16 +92,40 @@ async function measure(browser: Browser, url: string, agents: number): Promise<S
     await page.goto(url)
     // The UI opens the newest job (the idle one) by itself.
     await page.locator('[data-testid="agent-node"][data-agent-id="idle_root"]').waitFor({ timeout: 15_000 })
-    const run = bench(page)
-    const selects: SettleResult[] = []
-    for (let index = 0; index < repeats; index++) {
-      if (index > 0) await run.select(config.idleJobId, 'idle_')
-      selects.push(await run.select(config.benchJobId, 'bench_'))
-    }
-    if (selects.some((result) => result.timedOut)) throw new Error(`the ${agents}-agent graph did not settle within 20 s`)
-    // ARBOR_BENCH_SCREENSHOTS=DIR keeps a picture of each settled graph, to look at.
-    const shots = process.env.ARBOR_BENCH_SCREENSHOTS
-    if (shots) await page.screenshot({ path: `${shots}/graph-${agents}.png` })
+    const result = await body(bench(page), page)
+    if (errors.length > 0) throw new Error(`page errors: ${errors.join('; ')}`)
+    return result
+  } finally {
+    await context.close()
+  }
+}
+
+/** Selects the job `repeats` times (the idle one in between), the median; keeps a screenshot when asked. */
+async function selectRepeatedly(run: ReturnType<typeof bench>, page: Page, config: PageConfig, name: string): Promise<SettleResult> {
+  const selects: SettleResult[] = []
+  for (let index = 0; index < repeats; index++) {
+    if (index > 0) await run.select(config.idleJobId, 'idle_')
+    selects.push(await run.select(config.benchJobId, 'bench_'))
+  }
+  if (selects.some((result) => result.timedOut)) throw new Error(`the ${name} graph did not settle within 20 s`)
+  // ARBOR_BENCH_SCREENSHOTS=DIR keeps a picture of each settled graph, to look at.
+  const shots = process.env.ARBOR_BENCH_SCREENSHOTS
+  if (shots) await page.screenshot({ path: `${shots}/graph-${name}.png` })
+  return median(selects, (result) => result.settledMs)
+}
+
+const pageConfig = (agents: number, shape: PageConfig['shape']): PageConfig => ({
+  agents,
+  shape,
+  maxChildren: fanOutThreshold,
+  benchJobId: 'job_bench',
+  idleJobId: 'job_idle',
+})
+
+function measure(browser: Browser, url: string, agents: number): Promise<SizeResult> {
+  const config = pageConfig(agents, 'tree')
+  return withBenchPage(browser, url, config, async (run, page) => {
+    const select = await selectRepeatedly(run, page, config, String(agents))
     const toolCalls: UpdateResult[] = []
     for (let index = 0; index < repeats; index++) {
       toolCalls.push(await run.update('tool.call'))
@@ -108,18 +140,50 @@ async function measure(browser: Browser, url: string, agents: number): Promise<S
     const spawns: SettleResult[] = []
     for (let index = 0; index < repeats; index++) spawns.push(await run.spawn())
     if (spawns.some((result) => result.timedOut)) throw new Error(`the ${agents}-agent graph did not settle within 20 s of a spawn`)
-    if (errors.length > 0) throw new Error(`page errors: ${errors.join('; ')}`)
     return {
       agents,
-      select: median(selects, (result) => result.settledMs),
+      select,
       toolCall: median(toolCalls, (result) => result.twoFramesMs),
       agentEnd: median(agentEnds, (result) => result.twoFramesMs),
       spawn: median(spawns, (result) => result.settledMs),
       fps,
     }
-  } finally {
-    await context.close()
+  })
+}
+
+/** A root with 500 children, drawn as one group node: select until settled. */
+function measureFanOut(browser: Browser, url: string): Promise<SettleResult> {
+  const config = pageConfig(fanOutChildren + 1, 'fan-out')
+  return withBenchPage(browser, url, config, async (run, page) => {
+    const select = await selectRepeatedly(run, page, config, `fan-out-${fanOutChildren}`)
+    const groups = await page.locator('[data-testid="fan-out-node"]').count()
+    if (groups !== 1) throw new Error(`the ${fanOutChildren}-children fan-out drew ${groups} group nodes, not 1`)
+    return select
+  })
+}
+
+/** The figures with goals, in the shared format (bench/results.ts). */
+function recordFigures(results: SizeResult[], fanOut: SettleResult): void {
+  const base = results[0]!
+  for (const result of results.slice(1)) {
+    const goal = selectGoalMs[result.agents]
+    record({
+      name: `graph.select_settled.${result.agents}`,
+      value: result.select.settledMs,
+      unit: 'ms',
+      baseline: base.select.settledMs,
+      goal: goal ? { atMost: goal, on: 'value' } : null,
+    })
+    record({
+      name: `graph.select_longest_frame.${result.agents}`,
+      value: result.select.worstFrameMs,
+      unit: 'ms',
+      baseline: base.select.worstFrameMs,
+      goal: goal ? { atMost: frameGoalMs, on: 'value' } : null,
+    })
   }
+  record({ name: `graph.fan_out_${fanOutChildren}.select_settled`, value: fanOut.settledMs, unit: 'ms', baseline: base.select.settledMs })
+  record({ name: `graph.fan_out_${fanOutChildren}.select_longest_frame`, value: fanOut.worstFrameMs, unit: 'ms', baseline: base.select.worstFrameMs, goal: { atMost: frameGoalMs, on: 'value' } })
 }
 
 function report(results: SizeResult[], browserVersion: string): void {
@@ -160,7 +224,9 @@ try {
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/index.html`
   const results: SizeResult[] = []
   for (const agents of sizes) results.push(await measure(browser, url, agents))
+  const fanOut = await measureFanOut(browser, url)
   report(results, browser.version())
+  recordFigures(results, fanOut)
 } catch (error) {
   console.error(`graph bench failed: ${error instanceof Error ? error.message : String(error)}`)
   process.exitCode = 1

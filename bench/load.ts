@@ -3,8 +3,8 @@
  * at a time, about 100,000 events) end to end, as events/second, against the store alone writing
  * the very rows that job stored, in the same run: (a) a bare better-sqlite3 insert loop in one
  * transaction (the floor), (b) the TraceWriter with its projections. So the ratio (c)/(b) is what
- * the processes, IPC, supervisor and model calls cost on top of the store. Prints the main
- * process's peak RSS and CPU time too. Run: node --import tsx bench/load.ts [turns per agent]
+ * the processes, IPC, supervisor and model calls cost on top of the store. Reports the main
+ * process's peak RSS and prints its CPU time too. Run: node --import tsx bench/load.ts [turns per agent]
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -15,6 +15,7 @@ import { queriesFor } from '../src-main/core/store/queries'
 import { TraceWriter } from '../src-main/core/store/trace-writer'
 import { defaultLoadShape, runLoadJob } from '../src-main/core/testing/load-job'
 import type { NewTraceEvent } from '../src-main/core/trace/events'
+import { record } from './results'
 
 const shape = { ...defaultLoadShape, turns: Number(process.argv[2] ?? defaultLoadShape.turns) }
 const dir = mkdtempSync(join(tmpdir(), 'arbor-bench-load-'))
@@ -57,21 +58,16 @@ try {
   db.close()
 
   const rate = (ms: number): number => (rows.length / ms) * 1000
-  const report = (name: string, ms: number) =>
-    console.log(
-      `${name.padEnd(52)} ${Math.round(rate(ms)).toLocaleString('en-US').padStart(11)} /s  ${ms.toFixed(0).padStart(7)} ms  ` +
-        `ratio to (a) ${(rate(ms) / rate(bareMs)).toFixed(3)}  to (b) ${(rate(ms) / rate(writerMs)).toFixed(3)}`,
-    )
   console.log(
     `load bench: ${shape.agents} agents at concurrency ${shape.concurrency}, ${shape.turns} turns of ${shape.callsPerTurn} list_files each, ` +
       `${rows.length.toLocaleString('en-US')} events, node ${process.version}`,
   )
-  report('(a) bare insert loop of the same rows, 1 transaction', bareMs)
-  report('(b) TraceWriter + projections of the same rows', writerMs)
-  report(`(c) the job end to end (${shape.agents} agent processes)`, load.durationMs)
+  console.log('(a) bare insert loop of the same rows, 1 transaction; (b) TraceWriter + projections of them; (c) the job end to end')
+  record({ name: 'load.writer', value: rate(writerMs), unit: 'events/s', baseline: rate(bareMs) })
+  record({ name: 'load.job_end_to_end', value: rate(load.durationMs), unit: 'events/s', baseline: rate(writerMs) })
+  record({ name: 'load.main_peak_rss', value: load.peakRssBytes / 2 ** 20, unit: 'MiB', baseline: null })
   console.log(
-    `main process during (c): peak RSS ${(load.peakRssBytes / 2 ** 20).toFixed(0)} MiB, CPU ${(load.mainCpuMs / 1000).toFixed(1)} s ` +
-      `(${((load.mainCpuMs / load.durationMs) * 100).toFixed(0)}% of one core)`,
+    `main process during (c): CPU ${(load.mainCpuMs / 1000).toFixed(1)} s (${((load.mainCpuMs / load.durationMs) * 100).toFixed(0)}% of one core)`,
   )
 } finally {
   rmSync(dir, { recursive: true, force: true })

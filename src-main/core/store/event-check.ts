@@ -1,14 +1,16 @@
-import { eventTypes, newEvent, type NewTraceEvent } from '../trace/events'
+import { eventTypes, type NewTraceEvent, type TraceEvent } from '../trace/events'
 import { InvalidEventError } from './errors'
 
 const knownTypes: ReadonlySet<string> = new Set(eventTypes)
 
 /**
  * Cheap envelope checks made when an event is appended, so a malformed event fails at its
- * caller rather than poisoning a batch later. Returns a copy with the envelope keys in trace
- * order and the data serialised once (which also snapshots it against later mutation).
+ * caller rather than poisoning a batch later. Returns the event as it will be stored, envelope
+ * keys in trace order and `seq` 0 until the commit sets it (one object literal per event: the
+ * writer's hot path makes no other copy), and the data serialised once (which also snapshots it
+ * against later mutation).
  */
-export function checkEvent(event: NewTraceEvent): { event: NewTraceEvent; data: string } {
+export function checkEvent(event: NewTraceEvent): { event: TraceEvent; data: string } {
   const { type, ts, job_id, agent_id, parent_id, depth, data } = event
   if (!knownTypes.has(type)) throw new InvalidEventError(`unknown type ${JSON.stringify(type)}`)
   if (typeof ts !== 'string' || ts === '') throw new InvalidEventError(`${type}: ts must be an ISO 8601 string`)
@@ -27,5 +29,5 @@ export function checkEvent(event: NewTraceEvent): { event: NewTraceEvent; data: 
   } catch (error) {
     throw new InvalidEventError(`${type}: data is not serialisable as JSON (${(error as Error).message})`)
   }
-  return { event: newEvent(type, { ts, job_id, agent_id, parent_id, depth }, data), data: serialized }
+  return { event: { type, ts, job_id, agent_id, parent_id, depth, data, seq: 0 } as TraceEvent, data: serialized }
 }

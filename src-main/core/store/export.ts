@@ -132,19 +132,25 @@ async function writeTrace(
   }
   try {
     await write(format.begin(jobFromRow(jobRow), (options.now ?? (() => new Date()))()))
+    // Lines go out in writes of several times the stream's buffer size (a file's 64 KiB: about
+    // a chunk of rows): a write per line costs more than building the line, and each wait for
+    // 'drain' restarts the query. Memory stays bounded by one such write beyond the buffer.
+    const writeSize = 8 * ((out as { writableHighWaterMark?: number }).writableHighWaterMark ?? 16384)
     let afterSeq = 0
     for (;;) {
       let rows = 0
       let blocked = false
+      let text = ''
       for (const row of chunk.iterate(jobId, afterSeq, maxSeq, chunkRows)) {
         rows++
         afterSeq = row.stored_seq
-        const text = format.event(row)
-        if (text && !out.write(text)) {
-          blocked = true
-          break
-        }
+        text += format.event(row)
+        if (text.length < writeSize) continue
+        blocked = !out.write(text)
+        text = ''
+        if (blocked) break
       }
+      if (text) blocked = !out.write(text)
       if (blocked) await watcher.drain()
       else if (rows < chunkRows) break
       else await nextTurn()

@@ -17,17 +17,23 @@ import {
 
 const mutableAgentColumns = agentColumns.split(', ').filter((column) => column !== 'id')
 const mutableJobColumns = jobProgressColumns.split(', ').filter((column) => column !== 'id')
-
+/** Committed agents kept between batches; past this many the cache starts over (10,000-agent trees fit). */
+const maxCachedAgents = 20_000
 
 /**
  * Applies the pure reducers of trace/projection.ts to the agents and jobs tables, one batch at
  * a time, inside the writer's transaction. Rows a batch touches are read once and kept here,
  * so many events for one agent cost one read; each changed row is written once, at the end of
  * the batch. Of a job only its progress (rows.ts JobProgress) is read and written: the columns
- * its events change. `reset()` forgets everything (after commit or rollback).
+ * its events change. `committed()` keeps the batch's agents as they now are in the table, so the
+ * next batch reads them from memory, not from SQLite; `reset()` forgets the batch (after commit
+ * or rollback). That cache holds because an agent's row is written only by the writer of its
+ * job's events: one writer per job, the job's owner (store/owner.ts).
  */
 export class BatchProjector {
   private readonly agents = new Map<string, AgentNode | undefined>()
+  /** Agents as the last commits left them, by id. */
+  private readonly committedAgents = new Map<string, AgentNode>()
   /** Changed agents, in the order they were first changed, with the seq of that event. */
   private readonly changedAgents = new Map<string, number>()
   private readonly jobs = new Map<string, JobProgress | undefined>()
@@ -75,6 +81,15 @@ export class BatchProjector {
     }
   }
 
+  /** The batch was committed: its agents are now what the table holds. Call before `reset()`. */
+  committed(): void {
+    if (this.committedAgents.size + this.changedAgents.size > maxCachedAgents) this.committedAgents.clear()
+    for (const id of this.changedAgents.keys()) {
+      const node = this.agents.get(id)
+      if (node) this.committedAgents.set(id, node)
+    }
+  }
+
   reset(): void {
     this.agents.clear()
     this.changedAgents.clear()
@@ -84,8 +99,11 @@ export class BatchProjector {
 
   private readonly getAgent = (id: string): AgentNode | undefined => {
     if (this.agents.has(id)) return this.agents.get(id)
-    const row = this.selectAgent.get(id)
-    const node = row ? agentFromRow(row) : undefined
+    let node = this.committedAgents.get(id)
+    if (!node) {
+      const row = this.selectAgent.get(id)
+      node = row ? agentFromRow(row) : undefined
+    }
     this.agents.set(id, node)
     return node
   }

@@ -27,7 +27,8 @@ export interface TraceWriterOptions {
 export type CommitListener = (events: TraceEvent[]) => void
 
 interface QueuedEvent {
-  event: NewTraceEvent
+  /** The writer's own copy (event-check.ts); its seq is set when it is inserted. */
+  event: TraceEvent
   data: string
 }
 
@@ -103,11 +104,9 @@ export class TraceWriter {
           refused.set(job_id, (refused.get(job_id) ?? 0) + 1)
           continue
         }
-        const info = this.insertEvent.run(job_id, agent_id, parent_id, depth, type, ts, data)
-        const seq = Number(info.lastInsertRowid)
-        const storedEvent: TraceEvent = { ...event, seq }
-        this.projector.apply(storedEvent)
-        stored.push(storedEvent)
+        event.seq = Number(this.insertEvent.run(job_id, agent_id, parent_id, depth, type, ts, data).lastInsertRowid)
+        this.projector.apply(event)
+        stored.push(event)
       }
       this.projector.write()
       return { stored, refused }
@@ -146,6 +145,7 @@ export class TraceWriter {
     let committed: CommittedBatch
     try {
       committed = this.commitBatch(batch)
+      this.projector.committed()
     } catch (error) {
       this.queue = batch.concat(this.queue)
       throw error

@@ -54,7 +54,10 @@ export function reduceAgents(event: TraceEvent, get: (id: string) => AgentNode |
   }
   const node = event.agent_id ? get(event.agent_id) : undefined
   if (!node) return []
-  const touched: AgentNode = { ...node, last_event_at: event.ts }
+  // Copy, then set: V8 copies `{ ...node }` on a fast path that `{ ...node, key }` misses (this
+  // runs once per event in the store's writer and the renderer).
+  const touched: AgentNode = { ...node }
+  touched.last_event_at = event.ts
   switch (event.type) {
     case 'agent.end': {
       const { data } = event

@@ -1,0 +1,73 @@
+/**
+ * Many agents at once, in one run:
+ * - a fan-out of 200 children at concurrency 50, each making 10 scripted tool calls (10 turns of
+ *   one `list_files`), against one child making all 2,000 calls alone (40 turns of 50: a general
+ *   agent stops at 50 steps). Both on the same agent bundle, warm pool on, scripted model at once;
+ * - the main process's resident memory while 200 agents are live at once (each waits in its
+ *   first model call).
+ * Run: node --import tsx bench/agents.ts [agents]
+ */
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createEngine, defaultSettings } from '../src-main/core/engine'
+import { bundledAgentHost, runLoadJob } from '../src-main/core/testing/load-job'
+import { record } from './results'
+
+const agents = Number(process.argv[2] ?? 200)
+const root = mkdtempSync(join(tmpdir(), 'arbor-bench-agents-'))
+
+async function fanOutAgainstOne(): Promise<void> {
+  const one = await runLoadJob(join(root, 'one'), { agents: 1, concurrency: 1, turns: (agents * 10) / 50, callsPerTurn: 50 })
+  const fanOut = await runLoadJob(join(root, 'fan-out'), { agents, concurrency: 50, turns: 10, callsPerTurn: 1 })
+  record({ name: `agents.fan_out_${agents}x10`, value: fanOut.durationMs, unit: 'ms', baseline: one.durationMs, goal: { atMost: 3 } })
+}
+
+/**
+ * The main process's RSS once `agents` children are all live (each has sent its first message and
+ * waits in its first model call); then the tree is killed. Printed without a baseline: the same
+ * process before the job measured more (tsx and esbuild's transforms, freed later), not a floor.
+ */
+async function mainRssAtLive(): Promise<void> {
+  const dir = join(root, 'live')
+  const project = join(dir, 'project')
+  mkdirSync(project, { recursive: true })
+  writeFileSync(join(project, 'README.md'), '# Live agents\n')
+  const engine = createEngine({ dbFile: join(dir, 'arbor.db'), processHost: await bundledAgentHost(dir), projectDir: project })
+  try {
+    const labels = Array.from({ length: agents }, (_, index) => `live ${index}`)
+    const completion = (result: string) => ({ tool_calls: [{ name: 'attempt_completion', arguments: { result } }] })
+    const script = {
+      root: [{ tool_calls: labels.map((description) => ({ name: 'task', arguments: { description, subagent_type: 'worker', prompt: 'wait, then finish' } })) }, completion('done')],
+      children: Object.fromEntries(labels.map((label) => [label, [{ delay_ms: 600_000, text: 'waiting' }, completion('done')]])),
+    }
+    const settings = defaultSettings({ max_concurrent_children: agents, max_spawns_per_turn: 0, max_spawns_per_minute: 0, script })
+    const live = new Set<string>()
+    const allLive = new Promise<void>((resolve) => {
+      engine.subscribe(({ events }) => {
+        for (const event of events) if (event.type === 'message' && event.depth === 1 && event.agent_id) live.add(event.agent_id)
+        if (live.size >= agents) resolve()
+      })
+    })
+    const jobId = engine.supervisor.startJob({ project, task: 'live', settings })
+    await allLive
+    let peak = 0
+    for (let sample = 0; sample < 10; sample++) {
+      peak = Math.max(peak, process.memoryUsage().rss / 2 ** 20)
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+    record({ name: `agents.main_rss_at_${agents}_live`, value: peak, unit: 'MB', baseline: null })
+    engine.supervisor.kill(engine.supervisor.rootAgentId(jobId)!)
+    await engine.waitForJob(jobId)
+  } finally {
+    await engine.close()
+  }
+}
+
+try {
+  // First, so that the fan-out has not grown the heap it reports.
+  await mainRssAtLive()
+  await fanOutAgainstOne()
+} finally {
+  rmSync(root, { recursive: true, force: true })
+}
