@@ -9,15 +9,12 @@
  * selecting it until settled.
  * Needs the build (npm run build). Run: node --import tsx bench/graph.ts [agents]
  */
-import { existsSync, readFileSync, statSync } from 'node:fs'
-import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { extname, join, normalize, resolve, sep } from 'node:path'
 import { chromium, type Browser, type Page } from 'playwright-core'
 import { chromiumLaunchOptions } from '../e2e/support/chromium'
 import { installBenchPage, type BenchPage, type FpsResult, type PageConfig, type SettleResult, type UpdateKind, type UpdateResult } from './graph-page'
+import { requireRendererAndChromium, serveRenderer } from './renderer-server'
 import { record } from './results'
-import { contentTypes } from '../src-main/core/serve/static-files'
 import { fanOutThreshold } from '../src-renderer/src/graph/fan-out'
 
 const largest = Number(process.argv[2] ?? 10_000)
@@ -29,31 +26,8 @@ const frameGoalMs = 100
 const repeats = 3
 const viewport = { width: 1440, height: 900 }
 const fpsWindow = { durationMs: 3000, batchSize: 200, everyMs: 100 }
-const rendererDir = resolve(import.meta.dirname, '../out/renderer')
+requireRendererAndChromium('bench/graph.ts')
 
-if (!existsSync(join(rendererDir, 'index.html'))) {
-  console.error('bench/graph.ts needs the build (out/renderer/index.html): run npm run build first')
-  process.exit(2)
-}
-if (!existsSync(chromiumLaunchOptions.executablePath)) {
-  console.error(`bench/graph.ts needs Chromium at ${chromiumLaunchOptions.executablePath} (or set CHROMIUM_PATH)`)
-  process.exit(2)
-}
-
-/** out/renderer as static files on 127.0.0.1, nothing else. */
-function serveRenderer(): Promise<Server> {
-  const server = createServer((request, response) => {
-    const pathname = decodeURIComponent(new URL(request.url ?? '/', 'http://127.0.0.1').pathname)
-    const file = normalize(join(rendererDir, pathname === '/' ? 'index.html' : pathname))
-    if (!file.startsWith(rendererDir + sep) || !existsSync(file) || !statSync(file).isFile()) {
-      response.writeHead(404).end('not found')
-      return
-    }
-    response.writeHead(200, { 'content-type': contentTypes[extname(file)] ?? 'application/octet-stream' })
-    response.end(readFileSync(file))
-  })
-  return new Promise((done) => server.listen(0, '127.0.0.1', () => done(server)))
-}
 
 interface SizeResult {
   agents: number

@@ -10,14 +10,11 @@
  * goals are absolute: ≤ 300 ms and ≥ 30 fps (issue 9).
  * Needs the build (npm run build). Run: node --import tsx bench/inspector.ts [events]
  */
-import { existsSync, readFileSync, statSync } from 'node:fs'
-import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { extname, join, normalize, resolve, sep } from 'node:path'
 import { chromium, type Page } from 'playwright-core'
 import { chromiumLaunchOptions } from '../e2e/support/chromium'
 import { longTrace } from '../e2e/support/long-trace'
-import { contentTypes } from '../src-main/core/serve/static-files'
+import { requireRendererAndChromium, serveRenderer } from './renderer-server'
 import { record } from './results'
 
 const bigEvents = Number(process.argv[2] ?? 100_000)
@@ -27,16 +24,7 @@ const viewport = { width: 1440, height: 900 }
 const scrollMs = 3000
 /** A fast flick of the wheel or trackpad: 120 px a frame, 7,200 px a second at 60 fps. */
 const wheelStepPx = 120
-const rendererDir = resolve(import.meta.dirname, '../out/renderer')
-
-if (!existsSync(join(rendererDir, 'index.html'))) {
-  console.error('bench/inspector.ts needs the build (out/renderer/index.html): run npm run build first')
-  process.exit(2)
-}
-if (!existsSync(chromiumLaunchOptions.executablePath)) {
-  console.error(`bench/inspector.ts needs Chromium at ${chromiumLaunchOptions.executablePath} (or set CHROMIUM_PATH)`)
-  process.exit(2)
-}
+requireRendererAndChromium('bench/inspector.ts')
 
 const big = longTrace(bigEvents, 'job_inspect', 'agent_big')
 const small = longTrace(smallEvents, 'job_inspect', 'agent_small')
@@ -50,25 +38,6 @@ const agentEvents = (jsonl: string): string =>
     .join(',')}]`
 const traces: Record<string, string> = { '/bench/agent_big.json': agentEvents(big.jsonl), '/bench/agent_small.json': agentEvents(small.jsonl) }
 
-/** out/renderer as static files on 127.0.0.1, and the two agents' events as JSON. */
-function serveRenderer(): Promise<Server> {
-  const server = createServer((request, response) => {
-    const pathname = decodeURIComponent(new URL(request.url ?? '/', 'http://127.0.0.1').pathname)
-    const trace = traces[pathname]
-    if (trace) {
-      response.writeHead(200, { 'content-type': 'application/json' }).end(trace)
-      return
-    }
-    const file = normalize(join(rendererDir, pathname === '/' ? 'index.html' : pathname))
-    if (!file.startsWith(rendererDir + sep) || !existsSync(file) || !statSync(file).isFile()) {
-      response.writeHead(404).end('not found')
-      return
-    }
-    response.writeHead(200, { 'content-type': contentTypes[extname(file)] ?? 'application/octet-stream' })
-    response.end(readFileSync(file))
-  })
-  return new Promise((done) => server.listen(0, '127.0.0.1', () => done(server)))
-}
 
 interface OpenResult {
   /** Click until the first frame with the agent's rows has painted. */
@@ -253,7 +222,7 @@ async function measure(page: Page) {
   return { bigOpens, smallOpens, idle, wheel: await scroll(wheelStepPx), drag: await scroll(null) }
 }
 
-const server = await serveRenderer()
+const server = await serveRenderer(traces)
 const browser = await chromium.launch({ ...chromiumLaunchOptions, headless: true })
 try {
   const context = await browser.newContext({ viewport, deviceScaleFactor: 1 })
