@@ -3,6 +3,7 @@
  * calls, tool calls and results, and now and then an assistant message long enough to be cut.
  * The inspector e2e test imports it into a real `arbor serve`; the inspector bench serves it.
  */
+import { defaultSettings } from '../../src-main/core/trace/model'
 
 export interface LongTrace {
   jobId: string
@@ -23,16 +24,7 @@ const usage = { input_tokens: 120, output_tokens: 8, cache_read_tokens: 0, cache
 
 /** `agentEvents` events for the root agent (agent.start and agent.end included), wrapped in job.start / job.end. */
 export function longTrace(agentEvents: number, jobId = 'job_long', agentId = 'agent_long_root'): LongTrace {
-  const settings = {
-    provider: 'scripted',
-    model: 'scripted',
-    light_model: null,
-    profile: 'general',
-    max_depth: 1,
-    max_concurrent_children: 3,
-    job_token_budget: null,
-    job_cost_budget: null,
-  }
+  const settings = defaultSettings()
   const task = 'Walk every file of a very large repository.'
   const start = Date.parse('2026-01-01T10:00:00.000Z')
   const lines: string[] = []
