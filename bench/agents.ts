@@ -3,13 +3,18 @@
  * - a fan-out of 200 children at concurrency 50, each making 10 scripted tool calls (10 turns of
  *   one `list_files`), against one child making all 2,000 calls alone (40 turns of 50: a general
  *   agent stops at 50 steps). Both on the same agent bundle, warm pool on, scripted model at once;
+ * - the floor under that fan-out: 200 bare `node` processes that only say hello over IPC and
+ *   exit, started 50 at a time. No fan-out of 200 processes can beat it, so the fan-out is also
+ *   printed against it, to show how much of the time is the processes themselves;
  * - the main process's resident memory while 200 agents are live at once (each waits in its
  *   first model call).
  * Run: node --import tsx bench/agents.ts [agents]
  */
+import { fork } from 'node:child_process'
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { performance } from 'node:perf_hooks'
 import { createEngine, defaultSettings } from '../src-main/core/engine'
 import { bundledAgentHost, runLoadJob } from '../src-main/core/testing/load-job'
 import { record } from './results'
@@ -21,6 +26,33 @@ async function fanOutAgainstOne(): Promise<void> {
   const one = await runLoadJob(join(root, 'one'), { agents: 1, concurrency: 1, turns: (agents * 10) / 50, callsPerTurn: 50 })
   const fanOut = await runLoadJob(join(root, 'fan-out'), { agents, concurrency: 50, turns: 10, callsPerTurn: 1 })
   record({ name: `agents.fan_out_${agents}x10`, value: fanOut.durationMs, unit: 'ms', baseline: one.durationMs, goal: { atMost: 3 } })
+  const floor = await bareProcesses(agents, 50)
+  record({ name: `agents.bare_node_${agents}_at_50`, value: floor, unit: 'ms', baseline: one.durationMs })
+  record({ name: `agents.fan_out_${agents}x10_vs_bare_node`, value: fanOut.durationMs, unit: 'ms', baseline: floor })
+}
+
+/** Wall time for `count` bare `node` processes, `concurrency` at a time, each started, heard from over IPC, and exited. */
+async function bareProcesses(count: number, concurrency: number): Promise<number> {
+  const hello = join(root, 'hello.cjs')
+  writeFileSync(hello, "process.send({ type: 'ready' }); process.on('disconnect', () => process.exit(0))\n")
+  const one = () =>
+    new Promise<void>((resolve, reject) => {
+      const child = fork(hello, [], { execArgv: [], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] })
+      child.once('message', () => child.disconnect())
+      child.once('error', reject)
+      child.once('exit', () => resolve())
+    })
+  let started = 0
+  const begun = performance.now()
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (started < count) {
+        started++
+        await one()
+      }
+    }),
+  )
+  return performance.now() - begun
 }
 
 /**
