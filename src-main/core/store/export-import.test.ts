@@ -6,9 +6,10 @@ import { newEvent } from '../trace/events'
 import { addCost, addUsage, emptyUsage } from '../trace/usage'
 import { openDatabase, type SqliteDatabase } from './database'
 import { TraceParseError } from './errors'
-import { exportJobJsonl } from './export'
+import { exportJobJsonl, traceEventLine, traceEventLineSql } from './export'
 import { jobFromTrace, parseTrace, readTraceFile, treeFromTrace } from './import'
 import { getAgents, getJob } from './queries'
+import type { EventRow } from './rows'
 import { jobId, jobUsage, rootId, sampleJob, sampleJobEvents } from './testing/job-fixture'
 import { useTempDir } from './testing/temp-dir'
 import { TraceWriter } from './trace-writer'
@@ -106,6 +107,21 @@ describe('export and import', () => {
     await new Promise((resolve) => slow.end(resolve))
     const parsed = parseTrace(chunks.join(''))
     expect(parsed.events).toHaveLength(lines - 1)
+    db.close()
+  })
+
+  it('builds in SQLite exactly the line traceEventLine builds, whatever the strings hold', () => {
+    const { db } = storedJob()
+    const awkward = ['quote " and backslash \\', 'controls \u0000\u0001\b\f\n\r\t\u001f\u007f', 'line sep \u2028\u2029', 'é 中文 😀', 'lone \ud800 surrogate', '']
+    const insert = db.prepare('INSERT INTO events (job_id, agent_id, parent_id, depth, type, ts, data, source_seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
+    for (const [index, text] of awkward.entries()) {
+      insert.run(jobId, text, index % 2 ? null : text, index % 2 ? null : index, 'message', text, JSON.stringify({ content: text }), index % 3 ? null : 1000 + index)
+    }
+    const exportedSeq = 'COALESCE(source_seq, seq)'
+    const rows = db.prepare<[string], EventRow>(`SELECT ${exportedSeq} AS seq, job_id, agent_id, parent_id, depth, type, ts, data FROM events WHERE job_id = ? ORDER BY events.seq`).all(jobId)
+    const lines = db.prepare<[string], string>(`SELECT ${traceEventLineSql(exportedSeq)} FROM events WHERE job_id = ? ORDER BY events.seq`).pluck().all(jobId)
+    expect(rows).toHaveLength(sampleJobEvents().length + awkward.length)
+    expect(lines).toEqual(rows.map(traceEventLine))
     db.close()
   })
 
