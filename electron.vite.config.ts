@@ -1,30 +1,62 @@
-import { resolve } from 'node:path'
-import { build as esbuild } from 'esbuild'
+import { spawnSync } from 'node:child_process'
+import { rmSync } from 'node:fs'
+import { dirname, resolve } from 'node:path'
+import { build as esbuild, type BuildOptions, type Plugin as EsbuildPlugin } from 'esbuild'
 import { defineConfig } from 'electron-vite'
 import type { Plugin } from 'vite'
 import react from '@vitejs/plugin-react'
+import { agentSnapshotFile } from './src-main/cli/agent-entry'
+
+/** zod's messages in English only: an agent never switches locale, and the others are over half of zod. */
+const englishOnlyZod: EsbuildPlugin = {
+  name: 'arbor-english-only-zod',
+  setup(build) {
+    build.onLoad({ filter: /[\\/]zod[\\/]v4[\\/]locales[\\/]index\.js$/ }, (args) => ({
+      contents: 'export { default as en } from "./en.js"',
+      loader: 'js',
+      resolveDir: dirname(args.path),
+    }))
+  },
+}
 
 /**
- * The agent process (out/main/agent.js) is one self-contained, minified file with its
- * dependencies inside: every agent, hundreds in a job, pays for what it loads. As an entry of
- * the main build it shared chunks with the CLI and resolved zod and re2js from node_modules file
- * by file; bundled alone it starts in about four fifths of the time (bench/spawn.ts).
+ * The agent process (out/main/agent.js and its chunks in out/main/agent-chunks) is bundled alone,
+ * minified, with its dependencies inside: every agent, hundreds in a job, pays for what it loads.
+ * As an entry of the main build it shared chunks with the CLI and resolved zod and re2js from
+ * node_modules file by file; bundled alone it starts in about four fifths of the time
+ * (bench/spawn.ts). What only a tool call needs (re2js, the risk classifier, the sandbox) is a
+ * chunk loaded by that call, and zod's error messages in other languages are left out.
+ *
+ * Forked by plain Node (CLI, serve), an agent starts from a startup snapshot (`node
+ * --build-snapshot`) made here of a CommonJS build of the same entry: zod, the schemas and the
+ * loop are then in the heap it starts with, warmed up. A snapshot runs only on the Node that made it, so its name carries the version
+ * (src-main/cli/agent-entry.ts); elsewhere (another Node, Electron's utility process)
+ * agent.js runs as it is.
  */
 function agentBundle(): Plugin {
+  const entry = resolve(__dirname, 'src-main/core/agent/main.ts')
+  const outDir = resolve(__dirname, 'out/main')
+  const common: BuildOptions = { bundle: true, minify: true, platform: 'node', target: 'node20', logLevel: 'warning', plugins: [englishOnlyZod] }
   return {
     name: 'arbor-agent-bundle',
     apply: 'build',
     async closeBundle() {
       await esbuild({
-        entryPoints: [resolve(__dirname, 'src-main/core/agent/main.ts')],
-        outfile: resolve(__dirname, 'out/main/agent.js'),
-        bundle: true,
-        minify: true,
-        platform: 'node',
+        ...common,
+        entryPoints: { agent: entry },
+        outdir: outDir,
         format: 'esm',
-        target: 'node20',
-        logLevel: 'warning',
+        splitting: true,
+        chunkNames: 'agent-chunks/[name]-[hash]',
       })
+      const snapshotEntry = resolve(outDir, 'agent-snapshot.cjs')
+      await esbuild({ ...common, entryPoints: [entry], outfile: snapshotEntry, format: 'cjs' })
+      const blob = resolve(outDir, agentSnapshotFile())
+      const built = spawnSync(process.execPath, ['--snapshot-blob', blob, '--build-snapshot', snapshotEntry], { encoding: 'utf8' })
+      if (built.status !== 0) {
+        rmSync(blob, { force: true })
+        console.warn(`arbor: no agent startup snapshot (agents start from agent.js): ${built.stderr || built.error?.message}`)
+      }
     },
   }
 }

@@ -1,31 +1,37 @@
 /**
  * Agent processes against the real floor, a bare `node -e` that only says hello over IPC (no
  * `--import tsx`, nothing inherited: `execArgv` empty), all in one run:
- * - start: from spawning to the first IPC message, the built agent (out/main/agent.js) against
- *   bare node, taken in turns so both see the same load;
+ * - start: from spawning to the first IPC message, the built agent as the CLI starts it (from the
+ *   startup snapshot this Node made, see src-main/cli/agent-entry.ts) against bare node,
+ *   taken in turns so all see the same load; agent.js alone (what runs where there is no
+ *   snapshot: another Node, Electron's utility process) is measured too, without a goal;
  * - idle memory: their resident set once started and waiting;
  * - a granted `task` to the child's first event (the event times the supervisor and the child
  *   stamp), with the warm pool (2) and without (0).
  * Needs the build. Run: node --import tsx bench/spawn.ts [n]
  */
 import { spawn, type ChildProcess } from 'node:child_process'
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { performance } from 'node:perf_hooks'
+import { builtAgentEntry } from '../src-main/cli/agent-entry'
 import { createEngine, defaultSettings } from '../src-main/core/engine'
 import { ForkProcessHost } from '../src-main/core/supervisor/fork-host'
 import type { TraceEvent } from '../src-main/core/trace/events'
 import { record } from './results'
 
 const count = Number(process.argv[2] ?? 15)
-const agentEntry = resolve(import.meta.dirname, '../out/main/agent.js')
-if (!existsSync(agentEntry)) {
+const outDir = resolve(import.meta.dirname, '../out/main')
+const agentEntry = builtAgentEntry(outDir)
+if (!agentEntry) {
   console.error('bench/spawn.ts needs the build: run npm run build first')
   process.exit(2)
 }
 const dir = mkdtempSync(join(tmpdir(), 'arbor-bench-spawn-'))
-const host = new ForkProcessHost({ entry: agentEntry })
+const host = new ForkProcessHost(agentEntry)
+const fromSnapshot = agentEntry.execArgv !== undefined
+const bundleHost = new ForkProcessHost({ entry: join(outDir, 'agent.js') })
 const hello = "process.send({ type: 'ready' }); process.on('disconnect', () => process.exit(0))"
 
 const residentMb = (pid: number): number => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]) / 1024
@@ -49,8 +55,8 @@ const bareNode = () => {
   return { pid: child.pid, once: (listener: () => void) => child.once('message', listener), end: () => (child.disconnect(), new Promise((done) => child.once('exit', done))) }
 }
 
-const builtAgent = () => {
-  const agent = host.spawn({ agentId: 'bench' })
+const builtAgent = (from: ForkProcessHost) => () => {
+  const agent = from.spawn({ agentId: 'bench' })
   const exited = new Promise((done) => agent.onExit(done))
   return { pid: agent.pid, once: (listener: () => void) => agent.onMessage(listener), end: () => (agent.kill(true), exited) }
 }
@@ -58,14 +64,20 @@ const builtAgent = () => {
 async function processFigures(): Promise<void> {
   const bare: { ms: number; mb: number }[] = []
   const agent: { ms: number; mb: number }[] = []
+  const bundle: { ms: number; mb: number }[] = []
   for (let index = 0; index < count; index++) {
     bare.push(await startAndIdle(bareNode))
-    agent.push(await startAndIdle(builtAgent))
+    agent.push(await startAndIdle(builtAgent(host)))
+    if (fromSnapshot) bundle.push(await startAndIdle(builtAgent(bundleHost)))
   }
   const bareMs = median(bare.map((each) => each.ms))
   const bareMb = median(bare.map((each) => each.mb))
   record({ name: 'agent.ready', value: median(agent.map((each) => each.ms)), unit: 'ms', baseline: bareMs, goal: { atMost: 1.5 } })
   record({ name: 'agent.idle_rss', value: median(agent.map((each) => each.mb)), unit: 'MB', baseline: bareMb, goal: { atMost: 1.25 } })
+  if (fromSnapshot) {
+    record({ name: 'agent.ready.without_snapshot', value: median(bundle.map((each) => each.ms)), unit: 'ms', baseline: bareMs })
+    record({ name: 'agent.idle_rss.without_snapshot', value: median(bundle.map((each) => each.mb)), unit: 'MB', baseline: bareMb })
+  }
 }
 
 /**

@@ -1,7 +1,7 @@
-import { existsSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { builtAgentEntry } from './agent-entry'
 import type { ForkHostOptions } from '../core/supervisor/fork-host'
 
 /**
@@ -13,9 +13,10 @@ const fromSource = import.meta.url.endsWith('.ts')
 // src-main/cli or out/main: the repository root is two levels up either way.
 const repoRoot = path.resolve(here, '../..')
 
+/** How agent processes start: from the build (its startup snapshot when this Node made one), else from source. */
 export function agentProcessEntry(): ForkHostOptions {
-  const built = path.join(repoRoot, 'out/main/agent.js')
-  if (!fromSource && existsSync(built)) return { entry: built }
+  const built = fromSource ? undefined : builtAgentEntry(path.join(repoRoot, 'out/main'))
+  if (built) return built
   return { entry: path.join(repoRoot, 'src-main/core/agent/main.ts'), execArgv: ['--import', 'tsx'] }
 }
 

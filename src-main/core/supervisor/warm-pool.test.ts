@@ -73,6 +73,27 @@ describe('WarmPool', () => {
     for (const process of taken) process.kill(true)
   })
 
+  it('starts the replacement of a taken process once its agent is under way', async () => {
+    const pool = new WarmPool(host, 2)
+    pool.spawn({ agentId: 'agent_0' }).kill(true)
+    await until(() => pool.waiting.length === 2)
+    const taken = pool.spawn({ agentId: 'agent_1' })
+    const heard = listen(taken)
+    // Said nothing yet as agent_1's process (its ready came while it waited): no replacement.
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    expect(pool.waiting).toHaveLength(1)
+    taken.send({ agent: 'agent_1' } as never)
+    await until(() => heard.messages.some((message) => message.type === 'started'))
+    await until(() => pool.waiting.length === 2)
+    expect(pool.waiting).not.toContain(taken.pid)
+    // One that ends before it says anything is replaced too.
+    const silent = pool.spawn({ agentId: 'agent_2' })
+    silent.kill(true)
+    await until(() => pool.waiting.length === 2 && !pool.waiting.includes(silent.pid))
+    taken.kill(true)
+    await pool.close()
+  })
+
   it('replaces a pooled process that is killed while it waits', async () => {
     const pool = new WarmPool(host, 2)
     pool.spawn({ agentId: 'agent_0' }).kill(true)

@@ -6,7 +6,8 @@ import type { AgentProcess, ProcessHost } from './process-host'
  *
  * Each pooled process serves exactly one agent and is never given back: an agent's process holds
  * its history, the commands it started and what they left in its environment, so isolation is
- * per process. Taking one starts its replacement; one that dies while it waits is replaced too.
+ * per process. Taking one starts its replacement (once the agent is under way); one that dies
+ * while it waits is replaced too.
  * The pool fills on the first request, not when it is made, so an engine that runs no job (an
  * export, an import) starts no process. Pooled processes come from the same host as the others,
  * with the same environment and process group rules; only their `agentId` is a pool label,
@@ -27,10 +28,15 @@ export class WarmPool implements ProcessHost {
   spawn(options: { agentId: string }): AgentProcess {
     if (this.size <= 0 || this.closed) return this.host.spawn(options)
     const taken = this.idle.shift()
-    const process = taken ?? this.host.spawn(options)
-    taken?.handOver()
-    this.refillSoon()
-    return process
+    if (!taken) {
+      const process = this.host.spawn(options)
+      this.refillSoon()
+      return process
+    }
+    // Its replacement starts once the agent is under way (its first message, or its end): a
+    // process starting takes a core for a tenth of a second, which the agent needs for its start.
+    taken.handOver(() => this.refillSoon())
+    return taken
   }
 
   /** Pids of the processes waiting, for tests and the bench. */
@@ -87,12 +93,17 @@ class PooledProcess implements AgentProcess {
   private exit: [number | null, string | null] | null = null
   private readonly exited: Promise<void>
   private taken = false
+  private saidReady = false
+  private underWay: (() => void) | null = null
 
   constructor(
     private readonly process: AgentProcess,
     onDiedWaiting: () => void,
   ) {
     process.onMessage((message) => {
+      // Its first message is its ready; what follows is its agent's.
+      if (this.saidReady) this.reportUnderWay()
+      this.saidReady = true
       // Kept while nobody listens, and while what came earlier is still to be delivered.
       if (this.listeners.length === 0 || this.early.length > 0) return this.early.push(message)
       for (const listener of this.listeners) listener(message)
@@ -101,6 +112,7 @@ class PooledProcess implements AgentProcess {
       process.onExit((code, signal) => {
         this.exit = [code, signal]
         if (!this.taken) onDiedWaiting()
+        this.reportUnderWay()
         for (const listener of this.exitListeners) listener(code, signal)
         resolve()
       })
@@ -111,8 +123,16 @@ class PooledProcess implements AgentProcess {
     return this.process.pid
   }
 
-  handOver(): void {
+  /** Taken by an agent; `onUnderWay` runs once, at the first message after its ready, or at its exit. */
+  handOver(onUnderWay: () => void): void {
     this.taken = true
+    this.underWay = onUnderWay
+  }
+
+  private reportUnderWay(): void {
+    const report = this.underWay
+    this.underWay = null
+    report?.()
   }
 
   end(): Promise<void> {

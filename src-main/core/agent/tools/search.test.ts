@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { builtinTools } from './builtin'
-import { compileGlob, maxHitLineCharacters, maxSearchHits } from './search'
+import { compileGlob, maxHitLineCharacters, maxSearchHits } from './search-files'
 import { Toolset } from './toolset'
 import type { ToolContext } from './types'
 
