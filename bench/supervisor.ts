@@ -8,10 +8,13 @@
  *    (out/main/agent.js, forked with no execArgv): each model call travels to the supervisor over
  *    IPC, is answered there, and every event is checked, stored and projected. Timed from the
  *    agent's first stored `llm.call` to its stored `agent.end`, so the process start is left out.
- * The figure is (supervised − direct) per step, in ms. Needs the build (npm run build).
+ * The figure is (supervised − direct) per step, in ms. Beside it, the CPU a step costs (Linux):
+ * the direct loop's process, and the supervisor's plus the agent's process over the supervised
+ * steps; on a loaded machine wall time is mostly waiting for a core, CPU time is the work done.
+ * Needs the build (npm run build).
  * Run: node --import tsx bench/supervisor.ts [jobs] [steps per job]
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { performance } from 'node:perf_hooks'
@@ -40,12 +43,28 @@ mkdirSync(project)
 writeFileSync(join(project, 'README.md'), '# Bench project\n')
 writeFileSync(join(project, 'index.js'), 'export const answer = 42\n')
 
-async function direct(): Promise<number> {
+/** CPU time used so far, in ms: this process's, or another's from /proc (null where there is none). */
+const ownCpuMs = (): number => {
+  const { user, system } = process.cpuUsage()
+  return (user + system) / 1000
+}
+function processCpuMs(pid: number | undefined): number | null {
+  if (pid === undefined) return null
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100
+  } catch {
+    return null
+  }
+}
+
+async function direct(): Promise<{ ms: number; cpuMs: number }> {
   const started = performance.now()
+  const cpu = ownCpuMs()
   const { outcome } = await runScripted(makeInit(project, script))
   const ms = performance.now() - started
   if (outcome.status !== 'completed') throw new Error(`the direct run ended ${outcome.status}`)
-  return ms / (steps + 1)
+  return { ms: ms / (steps + 1), cpuMs: (ownCpuMs() - cpu) / (steps + 1) }
 }
 
 const engine = createEngine({
@@ -55,14 +74,26 @@ const engine = createEngine({
   killGraceMs: 1000,
 })
 
-async function supervised(): Promise<number> {
+/** Both processes' CPU now; read while the agent's process still runs. */
+const cpuNow = (rootId: string | null) => ({ supervisor: ownCpuMs(), agent: processCpuMs(rootId ? engine.supervisor.pidOf(rootId) : undefined) })
+
+async function supervised(): Promise<{ ms: number; cpu: { supervisorMs: number; agentMs: number } | null }> {
   let firstCall: number | null = null
   let ended: number | null = null
   let rootId: string | null = null
+  let calls = 0
+  let cpuFirst: ReturnType<typeof cpuNow> | null = null
+  let cpuLast: ReturnType<typeof cpuNow> | null = null
   const stop = engine.subscribe((notification) => {
     if (!('events' in notification)) return
     for (const event of notification.events) {
-      if (event.type === 'llm.call' && firstCall === null) firstCall = performance.now()
+      if (event.type === 'llm.call') {
+        calls += 1
+        if (calls === 1) firstCall = performance.now()
+        // From the first call to the last listing's call: the agent's process is still there to read.
+        if (calls === 1) cpuFirst = cpuNow(rootId)
+        if (calls === steps) cpuLast = cpuNow(rootId)
+      }
       if (event.type === 'agent.start' && event.depth === 0) rootId = event.agent_id
       if (event.type === 'agent.end' && event.agent_id === rootId) ended = performance.now()
     }
@@ -72,24 +103,35 @@ async function supervised(): Promise<number> {
   stop()
   if (firstCall === null || ended === null) throw new Error('the supervised job recorded no llm.call or no agent.end')
   // From the end of the first call to the end: the other `steps` calls and their tools.
-  return (ended - firstCall) / steps
+  const ms = (ended - firstCall) / steps
+  const [first, last] = [cpuFirst as ReturnType<typeof cpuNow> | null, cpuLast as ReturnType<typeof cpuNow> | null]
+  if (!first || !last || first.agent === null || last.agent === null) return { ms, cpu: null }
+  return { ms, cpu: { supervisorMs: (last.supervisor - first.supervisor) / (steps - 1), agentMs: (last.agent - first.agent) / (steps - 1) } }
 }
 
 try {
-  const directMs: number[] = []
-  const supervisedMs: number[] = []
+  const directRuns: Awaited<ReturnType<typeof direct>>[] = []
+  const supervisedRuns: Awaited<ReturnType<typeof supervised>>[] = []
   await direct() // warm both paths: the first run compiles the code
   await supervised()
   for (let index = 0; index < jobs; index++) {
-    directMs.push(await direct())
-    supervisedMs.push(await supervised())
+    directRuns.push(await direct())
+    supervisedRuns.push(await supervised())
   }
-  const base = median(directMs)
-  const through = median(supervisedMs)
+  const base = median(directRuns.map((run) => run.ms))
+  const through = median(supervisedRuns.map((run) => run.ms))
   console.log(`supervisor bench: ${jobs} jobs of ${steps + 1} steps each way, medians, node ${process.version}`)
   console.log(`direct: the agent loop in process, ${base.toFixed(3)} ms per step; supervised: engine + 1 agent process, ${through.toFixed(3)} ms per step`)
   record({ name: 'supervisor.step_ms', value: through, unit: 'ms', baseline: base })
   record({ name: 'supervisor.overhead_per_step', value: through - base, unit: 'ms', baseline: null, goal: { atMost: 1, on: 'value' } })
+  const cpus = supervisedRuns.flatMap((run) => (run.cpu ? [run.cpu] : []))
+  if (cpus.length > 0) {
+    const directCpu = median(directRuns.map((run) => run.cpuMs))
+    const supervisorCpu = median(cpus.map((cpu) => cpu.supervisorMs))
+    const agentCpu = median(cpus.map((cpu) => cpu.agentMs))
+    console.log(`CPU per step: direct ${directCpu.toFixed(3)} ms; supervised: supervisor process ${supervisorCpu.toFixed(3)} ms + agent process ${agentCpu.toFixed(3)} ms (10 ms ticks over ${steps - 1} steps)`)
+    record({ name: 'supervisor.cpu_per_step', value: supervisorCpu + agentCpu, unit: 'ms', baseline: directCpu })
+  }
 } finally {
   await engine.close()
   rmSync(dir, { recursive: true, force: true })

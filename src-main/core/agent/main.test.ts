@@ -1,14 +1,24 @@
 import { fork, type ChildProcess } from 'node:child_process'
+import { existsSync } from 'node:fs'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { toSupervisorSchema, type AgentInit, type ToAgent, type ToSupervisor } from '../protocol/messages'
+import { packetMessages, toSupervisorSchema, type AgentInit, type ToAgent, type ToSupervisor } from '../protocol/messages'
 import { createScriptedProvider } from '../providers/scripted'
+import { agentSnapshotFile } from '../../cli/agent-entry'
 import { makeInit, noWait, scriptOf, serveModelCalls } from './testing'
 
-const entry = fileURLToPath(new URL('./main.ts', import.meta.url))
+const source = { entry: fileURLToPath(new URL('./main.ts', import.meta.url)), execArgv: ['--import', 'tsx'] }
+const outDir = fileURLToPath(new URL('../../../out/main/', import.meta.url))
+/** The build's two ways to start an agent (electron.vite.config.ts), where it has them. */
+const snapshot = join(outDir, agentSnapshotFile())
+const built = {
+  bundle: { entry: join(outDir, 'agent.js'), execArgv: [] },
+  snapshot: { entry: join(outDir, 'agent-snapshot.cjs'), execArgv: ['--snapshot-blob', snapshot] },
+}
+const isBuilt = (start: { entry: string; execArgv: string[] }): boolean => existsSync(start.entry) && (!start.execArgv.includes(snapshot) || existsSync(snapshot))
 
 let project: string
 let child: ChildProcess | undefined
@@ -28,18 +38,22 @@ afterEach(async () => {
 function startAgent(
   init: AgentInit | null,
   onMessage: (message: ToSupervisor, send: (message: ToAgent | Record<string, unknown>) => void) => void,
+  { entry, execArgv }: { entry: string; execArgv: string[] } = source,
+  env: NodeJS.ProcessEnv = process.env,
 ) {
   const messages: ToSupervisor[] = []
-  const process = fork(entry, [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+  const process = fork(entry, [], { execArgv, env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
   child = process
   const send = (message: ToAgent | Record<string, unknown>) => process.send(message)
   const model = init ? createScriptedProvider({ model: init.provider.model, script: scriptOf(init), sleep: noWait }) : null
   const answerModelCalls = model ? serveModelCalls(model, send) : () => undefined
-  process.on('message', (raw) => {
-    const message = toSupervisorSchema.parse(raw)
-    messages.push(message)
-    answerModelCalls(message)
-    onMessage(message, send)
+  process.on('message', (packet) => {
+    for (const raw of packetMessages(packet)) {
+      const message = toSupervisorSchema.parse(raw)
+      messages.push(message)
+      answerModelCalls(message)
+      onMessage(message, send)
+    }
   })
   const exited = new Promise<number | null>((resolve) => process.on('exit', (code) => resolve(code)))
   return { messages, exited }
@@ -136,4 +150,30 @@ describe('the agent process', () => {
     })
     expect(await exited).toBe(0)
   })
+
+  // search and bash load their work on their first call (chunks of agent.js; inside the snapshot).
+  for (const [name, start] of Object.entries({ source, ...built })) {
+    it.skipIf(!isBuilt(start))(`from ${name === 'source' ? 'source' : `the build's ${name}`}, runs the tools whose code loads on first use${isBuilt(start) ? '' : ' — skipped: run npm run build'}`, async () => {
+      const init = makeInit(project, [
+        {
+          tool_calls: [
+            { name: 'search', arguments: { pattern: 'hello\\s+from', glob: '*.txt' } },
+            { name: 'bash', arguments: { command: 'cat hello.txt; echo "$ARBOR_PROBE"' } },
+          ],
+        },
+        { tool_calls: [{ name: 'attempt_completion', arguments: { result: 'done' } }] },
+      ])
+      init.sandbox = { mode: 'off', network: false, protected_paths: [] }
+      // The environment is the one the process starts with, not the one a snapshot was made in.
+      const env = { ...process.env, ARBOR_PROBE: `probe ${name}` }
+      const { messages, exited } = startAgent(init, (message, send) => message.type === 'ready' && send({ type: 'start', init }), start, env)
+      expect(await exited).toBe(0)
+      const results = messages.flatMap((message) => (message.type === 'event' && message.event_type === 'tool.result' ? [message.data] : []))
+      // A message's calls run concurrently: their results come in the order they finish.
+      const result = (tool: string) => results.find((data) => data.name === tool)
+      expect(result('search')).toMatchObject({ ok: true, output: 'hello.txt:1:hello from disk' })
+      expect(result('bash')).toMatchObject({ ok: true, output: `exit code: 0\nhello from disk\nprobe ${name}` })
+      expect(messages.at(-1)).toMatchObject({ type: 'done', outcome: { status: 'completed', result: 'done' } })
+    })
+  }
 })

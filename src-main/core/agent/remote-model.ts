@@ -1,6 +1,7 @@
 import { ProviderError, abortedError, type ProviderErrorCode } from '../providers/errors'
 import type { Provider, ProviderEvent, ProviderRequest } from '../providers/types'
 import type { ToAgent, ToSupervisor } from '../protocol/messages'
+import { HistorySender } from '../protocol/model-history'
 
 type ModelEventMessage = Extract<ToAgent, { type: 'model_event' }>
 type ModelErrorMessage = Extract<ToAgent, { type: 'model_error' }>
@@ -15,12 +16,14 @@ interface OpenCall {
 
 /**
  * The agent's model, as seen from the agent process: every call goes to the supervisor
- * (`model_call`), which holds the key, checks the job's budget before the call, makes it, and
- * streams the provider's events back. The agent never holds a key, and the supervisor counts
- * every call's usage as the one place that does.
+ * (`model_call`, with what changed of the history since the previous call), which holds the
+ * key, checks the job's budget before the call, makes it, and streams the provider's events
+ * back. The agent never holds a key, and the supervisor counts every call's usage as the one
+ * place that does.
  */
 export class RemoteModel implements Provider {
   private readonly calls = new Map<string, OpenCall>()
+  private readonly history = new HistorySender()
   private nextId = 0
 
   constructor(
@@ -37,7 +40,7 @@ export class RemoteModel implements Provider {
     this.calls.set(callId, call)
     const onAbort = (): void => call.wake?.()
     signal?.addEventListener('abort', onAbort)
-    this.send({ type: 'model_call', call_id: callId, messages: request.messages, tools: request.tools })
+    this.send({ type: 'model_call', call_id: callId, ...this.history.next(request.messages, request.tools) })
     try {
       for (;;) {
         const event = call.queue.shift()

@@ -3,6 +3,7 @@ import { createScriptedProvider } from '../providers/scripted'
 import type { Provider, Sleep } from '../providers/types'
 import { ProviderError } from '../providers/errors'
 import { toSupervisorSchema, type AgentInit, type ToAgent, type ToSupervisor } from '../protocol/messages'
+import { HistoryReceiver } from '../protocol/model-history'
 import type { ScriptTurn } from '../trace/model'
 import { runAgent, type RunAgentOptions } from './loop'
 import { builtinProfiles, type Profile } from './profiles'
@@ -64,14 +65,17 @@ export function recordingCalls(provider: Provider, link: Pick<AgentLink, 'event'
  */
 export function serveModelCalls(provider: Provider, send: (message: ToAgent) => void): (message: ToSupervisor) => void {
   const running = new Map<string, AbortController>()
+  const history = new HistoryReceiver()
   return (message) => {
     if (message.type === 'model_cancel') return running.get(message.call_id)?.abort()
     if (message.type !== 'model_call') return
     const abort = new AbortController()
     running.set(message.call_id, abort)
+    const request = history.apply(message)
     void (async () => {
       try {
-        for await (const event of provider.stream({ messages: message.messages, tools: message.tools, signal: abort.signal })) {
+        if ('error' in request) throw new ProviderError('other', request.error)
+        for await (const event of provider.stream({ ...request, signal: abort.signal })) {
           send({ type: 'model_event', call_id: message.call_id, events: [event] })
         }
       } catch (error) {

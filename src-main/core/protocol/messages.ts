@@ -95,12 +95,17 @@ export type TaskRequest = z.infer<typeof taskRequestSchema>
 
 export const toSupervisorSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('ready') }),
-  /** One model call, made by the supervisor; answered by `model_event`s, then a finish or a `model_error`. */
+  /**
+   * One model call, made by the supervisor; answered by `model_event`s, then a finish or a
+   * `model_error`. It carries what changed since the agent's previous call (model-history.ts):
+   * the first `history_kept` messages of that call's history, then `messages`; `tools` when they changed.
+   */
   z.object({
     type: z.literal('model_call'),
     call_id: z.string(),
+    history_kept: z.number().int().nonnegative(),
     messages: z.array(providerMessageSchema),
-    tools: z.array(toolDefinitionSchema),
+    tools: z.array(toolDefinitionSchema).optional(),
   }),
   z.object({ type: z.literal('model_cancel'), call_id: z.string() }),
   /** A trace event; the supervisor stamps job, agent, parent and depth. */
@@ -136,6 +141,18 @@ export const toSupervisorSchema = z.discriminatedUnion('type', [
 ])
 export type ToSupervisor = z.infer<typeof toSupervisorSchema>
 export type AgentOutcome = Extract<ToSupervisor, { type: 'done' }>['outcome']
+
+/**
+ * What one write on the pipe from an agent carries: one message, or several sent together, in
+ * order (agent/channel.ts). A step's tool events and its next model call then cost one write and
+ * one wake-up of the supervisor rather than one each. Each message is still parsed on its own, so
+ * a bad one is dropped alone; a nested array is not unpacked.
+ */
+export type AgentPacket = ToSupervisor | ToSupervisor[]
+
+export function packetMessages(packet: unknown): unknown[] {
+  return Array.isArray(packet) ? packet : [packet]
+}
 
 export const toAgentSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('start'), init: agentInitSchema }),

@@ -1,6 +1,7 @@
 import { ProviderError } from '../providers/errors'
 import type { Provider, ProviderEvent, ProviderMessage, ResponseIdentity, ToolDefinition } from '../providers/types'
 import type { ToAgent } from '../protocol/messages'
+import type { HistoryDelta } from '../protocol/model-history'
 import { emptyUsage, type Usage } from '../trace/usage'
 import type { AgentRuntime } from './runtime'
 
@@ -34,15 +35,22 @@ export interface ModelCallsOptions {
 
 /**
  * The model calls of every agent process, made here in the supervisor: an agent sends
- * `model_call` with its history and tools, and gets the provider's events back as they stream.
- * So no agent holds a provider key, each call is checked against the job's caps before it starts,
- * a cap that trips can abort the calls in flight, and usage is counted once, where it is paid.
+ * `model_call` with what changed of its history and tools, and gets the provider's events back
+ * as they stream. So no agent holds a provider key, each call is checked against the job's caps
+ * before it starts, a cap that trips can abort the calls in flight, and usage is counted once,
+ * where it is paid.
  */
 export class ModelCalls {
   constructor(private readonly options: ModelCallsOptions) {}
 
-  /** `messages` come redacted: the supervisor takes known keys out of all an agent sends. */
-  start(agent: AgentRuntime, callId: string, messages: ProviderMessage[], tools: ToolDefinition[]): void {
+  /**
+   * `call` comes redacted: the supervisor takes known keys out of all an agent sends. It is
+   * applied to the agent's history first, refused or not, as the agent counts it sent.
+   */
+  start(agent: AgentRuntime, callId: string, call: HistoryDelta): void {
+    const request = agent.history.apply(call)
+    if ('error' in request) return this.fail(agent, callId, new ProviderError('other', request.error))
+    const { messages, tools } = request
     const refusal = this.options.refusal(agent)
     if (refusal) return this.fail(agent, callId, new ProviderError('aborted', refusal))
     if (agent.calls.has(callId)) return this.fail(agent, callId, new ProviderError('other', `model call ${callId} is already running`))

@@ -15,7 +15,7 @@ export interface ProcessHost {
 export interface AgentProcess {
   readonly pid: number | undefined
   send(message: ToAgent): void
-  /** Raw messages; the supervisor parses them with `toSupervisorSchema`. */
+  /** Raw packets (protocol `AgentPacket`: a message or several); each message is parsed with `toSupervisorSchema`. */
   onMessage(listener: (message: unknown) => void): void
   onExit(listener: (code: number | null, signal: string | null) => void): void
   /** Ask the process to end (SIGTERM); `force` ends it at once (SIGKILL). */

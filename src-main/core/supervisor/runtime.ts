@@ -8,6 +8,7 @@ import type { Provider } from '../providers/types'
 import type { AgentProcess } from './process-host'
 import type { Redactor } from './redact'
 import type { TaskRequest } from '../protocol/messages'
+import { HistoryReceiver } from '../protocol/model-history'
 
 /** Where the supervisor writes: the store's trace writer in the app, anything in tests. */
 export interface TraceSink {
@@ -93,6 +94,8 @@ export interface AgentRuntime {
   provider: Provider | null
   /** Model calls in flight, by the agent's call id. */
   calls: Map<string, AbortController>
+  /** The agent's last model request, which its next call says what it keeps of. */
+  history: HistoryReceiver
   /** Process groups the agent reported running (its commands): ended with the agent, however it ends. */
   groups: Set<number>
   /** Spawns asked for since the agent's last model call (the per-turn runaway guard). */
@@ -167,6 +170,7 @@ export function newAgentRuntime(fields: {
     ended: false,
     provider: null,
     calls: new Map(),
+    history: new HistoryReceiver(),
     groups: new Set(),
     spawnsThisTurn: 0,
     readyTimer: null,

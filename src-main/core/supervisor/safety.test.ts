@@ -126,6 +126,43 @@ describe('what agents may send', () => {
     expect(ofType(rig.events, 'agent.end')[0]!.data.tool_usage).toEqual({ read_file: 1 })
   })
 
+  it('parses each message of a packet on its own, and answers a model call that refers to history it never sent with an error', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'arbor-packet-'))
+    const host = scriptHost(
+      dir,
+      `
+      const ts = new Date().toISOString()
+      const usage = { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0, reasoning_tokens: 0 }
+      process.on('message', (message) => {
+        if (message.type === 'model_error') {
+          process.send({ type: 'event', event_type: 'error', ts, data: { message: 'heard: ' + message.message } })
+          process.send({ type: 'done', outcome: { status: 'completed', terminal_reason: 'completed', result: 'ok', summary: 'ok', usage, cost_usd: null, steps: 0, tool_calls: 1, tool_usage: {}, model: 'x' } }, () => process.exit(0))
+        }
+        if (message.type !== 'start') return
+        process.send([
+          { type: 'event', event_type: 'tool.call', ts, data: { call_id: 'c1', name: 'read_file', arguments: {} } },
+          { type: 'event', event_type: 'message', ts, data: { role: 'narrator', content: 'hi' } },
+          [{ type: 'event', event_type: 'tool.call', ts, data: { call_id: 'nested', name: 'read_file', arguments: {} } }],
+          { type: 'event', event_type: 'tool.call', ts, data: { call_id: 'c2', name: 'read_file', arguments: {} } },
+          { type: 'model_call', call_id: 'model_1', history_kept: 3, messages: [] },
+        ])
+      })
+      process.send({ type: 'ready' })
+      `,
+    )
+    const rig = setup({ host })
+    const jobId = rig.engine.supervisor.startJob({ project: rig.project, task: 'packets', settings: defaultSettings({ script: { root: [], children: {} } }) })
+    await rig.engine.waitForJob(jobId)
+    expect(ofType(rig.events, 'tool.call').map((event) => event.data.call_id)).toEqual(['c1', 'c2'])
+    const errors = ofType(rig.events, 'error').map((event) => String(event.data.message))
+    expect(errors).toEqual([
+      expect.stringMatching(/^the agent process sent an invalid "message" event \(role: /),
+      expect.stringMatching(/^invalid message from the agent process/),
+      'heard: the model call keeps 3 messages of a history of 0',
+    ])
+    expect(ofType(rig.events, 'llm.call')).toHaveLength(0)
+  })
+
   it('fails an agent whose process never says ready, and ends the process', async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'arbor-mute-'))
     const host = scriptHost(dir, 'setInterval(() => {}, 1000)\n')
@@ -173,6 +210,34 @@ describe('known keys', () => {
     expect(ofType(rig.events, 'subagent.request')[0]!.data.task).toBe('use [redacted key]')
     expect(String(ofType(rig.events, 'approval.request')[0]?.data.command)).toContain('[redacted key]')
     expect(ofType(rig.events, 'agent.end').find((event) => event.depth === 0)!.data.result).toBe('the key is [redacted key]')
+  })
+
+  it('are taken out of what a tool read before the next model request, which carries the whole history', async () => {
+    const key = 'sk-test-IN-A-FILE-123456789'
+    const server = await startFakeOpenAI({
+      queue: [
+        { tool_calls: [{ name: 'read_file', arguments: { path: '.env' } }] },
+        { tool_calls: [{ name: 'attempt_completion', arguments: { result: 'read it' } }] },
+      ],
+    })
+    try {
+      const rig = setup({ env: { OPENAI_API_KEY: key } })
+      writeFileSync(path.join(rig.project, '.env'), `OPENAI_API_KEY=${key}\n`)
+      const jobId = rig.engine.supervisor.startJob({
+        project: rig.project,
+        task: 'read the env file',
+        settings: defaultSettings({ provider: 'openai', model: 'gpt-4o-mini', base_url: `${server.url}/v1` }),
+      })
+      await rig.engine.waitForJob(jobId)
+      expect(server.requests).toHaveLength(2)
+      const second = JSON.stringify(server.requests[1]!.body)
+      expect(second).not.toContain(key)
+      const messages = (server.requests[1]!.body as { messages: { role: string; content: unknown }[] }).messages
+      expect(messages.map((message) => message.role)).toEqual(['system', 'user', 'assistant', 'tool'])
+      expect(String(messages[3]!.content)).toContain('OPENAI_API_KEY=[redacted key]')
+    } finally {
+      await server.close()
+    }
   })
 })
 

@@ -6,18 +6,19 @@ import type { AgentStatus, EventType, TerminalReason } from '../trace/events'
 import { createProvider } from '../providers/create-provider'
 import { sleep as realSleep } from '../providers/sleep'
 import type { Sleep } from '../providers/types'
-import { toSupervisorSchema, type AgentOutcome, type TaskRequest, type ToAgent, type ToSupervisor } from '../protocol/messages'
-import { spawnGuardDefaults, type JobSettings } from '../trace/model'
+import type { AgentOutcome, ToAgent } from '../protocol/messages'
+import type { JobSettings } from '../trace/model'
 import { addCost, addUsage } from '../trace/usage'
 import { parseAgentEvent } from './agent-events'
 import { providerKeyVariables } from './agent-env'
 import { agentInit, modelFor, projectInstructionsData, providerConfig } from './agent-init'
+import { AgentProcesses, type AgentMessage } from './agent-processes'
 import { ApprovalDesk, type PendingApprovalView } from './approvals'
 import { budgetStep, jobUsage } from './budget'
 import { ModelCalls, type CallRecord } from './model-calls'
 import type { ProcessHost } from './process-host'
 import { Redactor } from './redact'
-import { childTaskText, renderFirstMessage } from './request'
+import { renderFirstMessage } from './request'
 import {
   buildEnvelope,
   childEventData,
@@ -25,7 +26,6 @@ import {
   newAgentRuntime,
   newJobRuntime,
   storedJob,
-  runningChildren,
   subtreePostOrder,
   type AgentRuntime,
   type Ending,
@@ -33,7 +33,7 @@ import {
   type JobRuntime,
   type TraceSink,
 } from './runtime'
-import { decideSpawn } from './spawn-policy'
+import { Spawns } from './spawns'
 import { TraceEmitter } from './trace-emitter'
 
 export interface SupervisorOptions {
@@ -77,23 +77,43 @@ export class Supervisor {
   private readonly agents = new Map<string, AgentRuntime>()
   private readonly now: () => Date
   private readonly newId: (prefix: string) => string
-  private readonly killGraceMs: number
   private allPaused = false
   private readonly jobEndListeners = new Set<(jobId: string) => void>()
   private readonly trace: TraceEmitter
   private readonly approvals: ApprovalDesk
   private readonly models: ModelCalls
-  private readonly readyTimeoutMs: number
-  private readonly starts: StartSlots
+  private readonly processes: AgentProcesses
+  private readonly spawns: Spawns
 
   constructor(private readonly options: SupervisorOptions) {
     this.now = options.now ?? (() => new Date())
     this.newId = options.newId ?? defaultNewId
-    this.killGraceMs = options.killGraceMs ?? 2000
     this.trace = new TraceEmitter(options.sink, this.now)
+    this.processes = new AgentProcesses({
+      host: options.host,
+      trace: this.trace,
+      readyTimeoutMs: options.readyTimeoutMs ?? 30_000,
+      killGraceMs: options.killGraceMs ?? 2000,
+      maxStartingProcesses: options.maxStartingProcesses ?? Math.max(2, 2 * availableParallelism()),
+      events: {
+        message: (agent, message) => this.onAgentMessage(agent, message),
+        exited: (agent, code, signal) => this.onAgentExit(agent, code, signal),
+        failed: (agent, why) =>
+          why === 'not_ready'
+            ? this.stop(agent, 'failed', 'crashed')
+            : this.finish(agent, { status: 'failed', terminalReason: 'crashed', result: null, summary: 'the agent process could not start' }),
+      },
+    })
     this.approvals = new ApprovalDesk(this.trace, (agent, message) => this.send(agent, message))
-    this.readyTimeoutMs = options.readyTimeoutMs ?? 30_000
-    this.starts = new StartSlots(options.maxStartingProcesses ?? Math.max(2, 2 * availableParallelism()))
+    this.spawns = new Spawns({
+      trace: this.trace,
+      newId: this.newId,
+      now: this.now,
+      addAgent: (fields) => this.addAgent(fields),
+      isPaused: (job) => this.isPaused(job),
+      send: (agent, message) => this.send(agent, message),
+      launch: (agent, firstMessage) => this.launch(agent, firstMessage),
+    })
     const sleep = options.sleep ?? realSleep
     this.models = new ModelCalls({
       providerFor: (agent) => (agent.provider ??= createProvider(providerConfig(agent), { sleep, prices: agent.job.context.prices })),
@@ -165,7 +185,7 @@ export class Supervisor {
     for (const job of targets) {
       if (jobId !== null) job.paused = paused
       this.trace.job(job, 'control', { action: paused ? 'pause' : 'resume', target: jobId ?? 'all', value: paused, by: 'user' })
-      if (!paused && 'agents' in job && !this.isPaused(job)) this.releaseHeld(job)
+      if (!paused && 'agents' in job && !this.isPaused(job)) this.spawns.releaseHeld(job)
     }
   }
 
@@ -221,7 +241,7 @@ export class Supervisor {
     await Promise.all(exits)
   }
 
-  // --- spawning -------------------------------------------------------------------------
+  // --- starting agents --------------------------------------------------------------------
 
   private addAgent(fields: Omit<Parameters<typeof newAgentRuntime>[0], 'now'>): AgentRuntime {
     const agent = newAgentRuntime({ ...fields, now: Date.now() })
@@ -229,105 +249,6 @@ export class Supervisor {
     this.agents.set(agent.id, agent)
     fields.parent?.children.push(agent)
     return agent
-  }
-
-  private handleSpawn(parent: AgentRuntime, callId: string, request: TaskRequest): void {
-    const job = parent.job
-    const childProfile = job.profiles[request.subagent_type]
-    const childId = this.newId('agent')
-    const spawnData = {
-      call_id: callId,
-      child_agent_id: childId,
-      profile: request.subagent_type,
-      description: request.description,
-      task: request.prompt,
-    }
-    this.trace.agent(parent, 'subagent.request', spawnData)
-    const now = Date.now()
-    job.spawnTimes = job.spawnTimes.filter((time) => now - time < 60_000)
-    const decision = decideSpawn({
-      jobActive: job.active,
-      overBudget: job.overBudget,
-      parentStopping: parent.stopping !== null,
-      spawnsThisTurn: parent.spawnsThisTurn,
-      maxSpawnsPerTurn: job.settings.max_spawns_per_turn ?? spawnGuardDefaults.max_spawns_per_turn,
-      spawnsLastMinute: job.spawnTimes.length,
-      maxSpawnsPerMinute: job.settings.max_spawns_per_minute ?? spawnGuardDefaults.max_spawns_per_minute,
-      parentProfile: parent.profile,
-      parentDepth: parent.depth,
-      childProfile,
-      requestedProfile: request.subagent_type,
-      availableProfiles: Object.keys(job.profiles),
-      maxDepth: job.settings.max_depth,
-      paused: this.isPaused(job),
-      runningChildren: runningChildren(parent),
-      maxConcurrentChildren: job.settings.max_concurrent_children,
-    })
-    parent.spawnsThisTurn += 1
-    if (decision.kind === 'deny' || !childProfile) {
-      const reason = decision.kind === 'deny' ? decision.reason : 'unknown profile'
-      this.trace.agent(parent, 'subagent.denied', { ...spawnData, reason })
-      this.send(parent, { type: 'spawn_result', call_id: callId, result: { ok: false, error: `spawn denied: ${reason}` } })
-      return
-    }
-    job.spawnTimes.push(now)
-    const child = this.addAgent({
-      id: childId,
-      job,
-      parent,
-      profile: childProfile,
-      label: request.description,
-      task: childTaskText(request),
-      request,
-      callId,
-      status: 'queued',
-    })
-    if (decision.kind === 'hold') {
-      child.status = 'held'
-      this.trace.agent(parent, 'subagent.held', { ...childEventData(child), reason: 'spawning is paused' })
-    } else if (decision.kind === 'queue') {
-      this.enqueue(child)
-    } else {
-      this.launchChild(child)
-    }
-  }
-
-  private enqueue(child: AgentRuntime): void {
-    const parent = child.parent
-    if (!parent || !child.request) return
-    child.status = 'queued'
-    parent.waiting.push(child)
-    this.trace.agent(parent, 'subagent.queued', {
-      ...childEventData(child),
-      reason: `${parent.job.settings.max_concurrent_children} children already running`,
-    })
-  }
-
-  private releaseHeld(job: JobRuntime): void {
-    for (const agent of job.agents.values()) {
-      if (agent.status !== 'held' || agent.ended || !agent.parent) continue
-      if (runningChildren(agent.parent) < job.settings.max_concurrent_children) this.launchChild(agent)
-      else this.enqueue(agent)
-    }
-  }
-
-  /** Starts queued children of `parent` while slots are free. */
-  private pump(parent: AgentRuntime): void {
-    const job = parent.job
-    while (parent.waiting.length > 0 && !this.isPaused(job) && job.active) {
-      if (runningChildren(parent) >= job.settings.max_concurrent_children) return
-      const next = parent.waiting.shift()
-      if (next && !next.ended) this.launchChild(next)
-    }
-  }
-
-  private launchChild(child: AgentRuntime): void {
-    const parent = child.parent
-    const request = child.request
-    if (!parent || !request) return
-    child.status = 'running'
-    this.launch(child, renderFirstMessage(childTaskText(request), request.context, child.job.project, this.now()))
-    this.trace.agent(parent, 'subagent.start', childEventData(child))
   }
 
   private launch(agent: AgentRuntime, firstMessage: string): void {
@@ -348,70 +269,26 @@ export class Supervisor {
     })
     const timeoutMs = job.settings.agent_timeout_ms ?? (agent.parent ? job.settings.subagent_timeout_ms : null)
     if (timeoutMs) setTimeout(() => this.stop(agent, 'failed', 'timeout'), timeoutMs).unref()
-    this.starts.run(agent, () => this.startProcess(agent, firstMessage))
-  }
-
-  /** Starts the agent's process, once a start slot is free (see StartSlots). */
-  private startProcess(agent: AgentRuntime, firstMessage: string): void {
-    // Stopped while it waited for a slot: it ended without a process.
-    if (agent.ended || agent.stopping) return this.starts.release(agent)
-    let process
-    try {
-      process = this.options.host.spawn({ agentId: agent.id })
-    } catch (error) {
-      this.starts.release(agent)
-      this.trace.agent(agent, 'error', { message: `could not start the agent process: ${errorText(error)}` })
-      this.finish(agent, { status: 'failed', terminalReason: 'crashed', result: null, summary: 'the agent process could not start' })
-      return
-    }
-    agent.process = process
-    agent.readyTimer = setTimeout(() => {
-      this.trace.agent(agent, 'error', { message: `the agent process did not say ready within ${this.readyTimeoutMs / 1000} s` })
-      this.stop(agent, 'failed', 'crashed')
-    }, this.readyTimeoutMs)
-    agent.readyTimer.unref()
-    process.onMessage((raw) => this.onAgentMessage(agent, raw, firstMessage))
-    agent.exited = new Promise((resolve) => {
-      process.onExit((code, signal) => {
-        this.onAgentExit(agent, code, signal)
-        resolve()
-      })
-    })
+    this.processes.start(agent, () => agentInit(agent, firstMessage))
   }
 
   // --- messages from agent processes ------------------------------------------------------
 
-  private onAgentMessage(agent: AgentRuntime, raw: unknown, firstMessage: string): void {
-    const parsed = toSupervisorSchema.safeParse(raw)
-    if (!parsed.success) {
-      this.trace.agent(agent, 'error', { message: `invalid message from the agent process: ${parsed.error.issues[0]?.message ?? 'unknown'}` })
-      return
-    }
-    // Whatever an agent sends may quote a key it read (tool output, a task prompt, a command to
-    // approve, its result): taken out here, before anything is traced or sent to a model.
-    const message: ToSupervisor = agent.job.redactor.value(parsed.data)
-    // Process groups are tracked to the end: a group reported after `done` must still be ended.
-    if (message.type === 'process') return this.trackGroup(agent, message.pgid, message.running)
-    if (agent.ended) return
+  /** A live agent's message, parsed and redacted by AgentProcesses. */
+  private onAgentMessage(agent: AgentRuntime, message: AgentMessage): void {
     switch (message.type) {
-      case 'ready':
-        if (agent.readyTimer) clearTimeout(agent.readyTimer)
-        agent.readyTimer = null
-        this.starts.release(agent)
-        this.send(agent, { type: 'start', init: agentInit(agent, firstMessage) })
-        return
       case 'event':
         this.onAgentEvent(agent, message.event_type, message.ts, message.data)
         return
       case 'model_call':
         agent.spawnsThisTurn = 0
-        this.models.start(agent, message.call_id, message.messages, message.tools)
+        this.models.start(agent, message.call_id, message)
         return
       case 'model_cancel':
         this.models.cancel(agent, message.call_id)
         return
       case 'spawn':
-        this.handleSpawn(agent, message.call_id, message.request)
+        this.spawns.request(agent, message.call_id, message.request)
         return
       case 'approval':
         this.approvals.request(agent, message.approval_id, message.tool, message.command, message.reason)
@@ -469,17 +346,6 @@ export class Supervisor {
     return null
   }
 
-  private trackGroup(agent: AgentRuntime, pgid: number, running: boolean): void {
-    // Never a group this process belongs to or stands for, whatever an agent reports.
-    if (pgid <= 1 || pgid === process.pid || pgid === process.ppid || pgid === agent.process?.pid) {
-      if (!agent.ended) this.trace.agent(agent, 'error', { message: `the agent reported process group ${pgid} as its own; ignored` })
-      return
-    }
-    if (running && agent.process) agent.groups.add(pgid)
-    else if (running) killGroup(pgid)
-    else agent.groups.delete(pgid)
-  }
-
   private onAgentDone(agent: AgentRuntime, outcome: AgentOutcome): void {
     // An agent being stopped ends when its process is gone, as what the user asked for.
     if (agent.stopping) return
@@ -489,18 +355,10 @@ export class Supervisor {
       result: outcome.result,
       summary: outcome.summary,
     })
-    // The process exits by itself after `done`; make sure it does.
-    this.scheduleForceKill(agent, this.killGraceMs * 2)
+    this.processes.expectExit(agent)
   }
 
   private onAgentExit(agent: AgentRuntime, code: number | null, signal: string | null): void {
-    if (agent.forceKillTimer) clearTimeout(agent.forceKillTimer)
-    if (agent.readyTimer) clearTimeout(agent.readyTimer)
-    this.starts.release(agent)
-    agent.process = null
-    // However the agent ended (even SIGKILLed), nothing it started outlives it.
-    for (const group of agent.groups) killGroup(group)
-    agent.groups.clear()
     this.models.abortAll(agent, 'the agent process ended')
     if (agent.ended) return
     if (agent.stopping) {
@@ -527,15 +385,7 @@ export class Supervisor {
     this.approvals.denyAllFor(agent, status === 'killed' ? 'user' : 'auto_deny', `the agent ended (${reason})`)
     agent.stopping = { status, reason }
     this.models.abortAll(agent, reason)
-    agent.process.kill(false)
-    this.scheduleForceKill(agent, this.killGraceMs)
-  }
-
-  private scheduleForceKill(agent: AgentRuntime, afterMs: number): void {
-    if (!agent.process || agent.forceKillTimer) return
-    const process = agent.process
-    agent.forceKillTimer = setTimeout(() => process.kill(true), afterMs)
-    agent.forceKillTimer.unref()
+    this.processes.stop(agent)
   }
 
   private finish(agent: AgentRuntime, ending: Ending, parentResult?: { ok: false; error: string }): void {
@@ -566,7 +416,7 @@ export class Supervisor {
           result: parentResult ?? { ok: true, envelope },
         })
       }
-      this.pump(parent)
+      this.spawns.pump(parent)
     }
     const job = agent.job
     if (agent === job.root) {
@@ -619,53 +469,11 @@ export class Supervisor {
   }
 
   private send(agent: AgentRuntime, message: ToAgent): void {
-    agent.process?.send(message)
+    this.processes.send(agent, message)
   }
 }
 
 function partialSummary(agent: AgentRuntime, reason: TerminalReason): string {
   const partial = agent.lastText ? ` Last output: ${agent.lastText.slice(0, 300)}` : ''
   return `${agent.profile.name} agent ended: ${reason}.${partial}`
-}
-
-const errorText = (error: unknown): string => (error instanceof Error ? error.message : String(error))
-
-/** Ends a process group an agent started; it may be gone already. */
-function killGroup(pgid: number): void {
-  try {
-    process.kill(-pgid, 'SIGKILL')
-  } catch {
-    // Already gone.
-  }
-}
-
-/**
- * How many agent processes may be starting at once. Fifty children granted together would
- * otherwise all load at the same moment on a few cores: each takes longer than it would alone,
- * the first model calls wait for the slowest, and under load some miss the ready timeout (seen
- * on 2 cores). Past the limit, a start waits until an earlier process is ready or gone.
- */
-class StartSlots {
-  private readonly holders = new Set<AgentRuntime>()
-  private readonly waiting: { agent: AgentRuntime; start: () => void }[] = []
-
-  constructor(private readonly limit: number) {}
-
-  run(agent: AgentRuntime, start: () => void): void {
-    if (this.holders.size < this.limit) {
-      this.holders.add(agent)
-      start()
-    } else {
-      this.waiting.push({ agent, start })
-    }
-  }
-
-  /** The agent's process is ready, gone, or never started: its slot goes to the next. */
-  release(agent: AgentRuntime): void {
-    if (!this.holders.delete(agent)) return
-    const next = this.waiting.shift()
-    if (!next) return
-    this.holders.add(next.agent)
-    next.start()
-  }
 }

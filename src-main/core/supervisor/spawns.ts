@@ -1,0 +1,128 @@
+import type { TaskRequest, ToAgent } from '../protocol/messages'
+import { spawnGuardDefaults } from '../trace/model'
+import { childTaskText, renderFirstMessage } from './request'
+import { childEventData, runningChildren, type AgentRuntime, type JobRuntime, type newAgentRuntime } from './runtime'
+import { decideSpawn } from './spawn-policy'
+import type { TraceEmitter } from './trace-emitter'
+
+export interface SpawnsOptions {
+  trace: TraceEmitter
+  newId(prefix: string): string
+  now(): Date
+  /** Adds a granted child to the tree. */
+  addAgent(fields: Omit<Parameters<typeof newAgentRuntime>[0], 'now'>): AgentRuntime
+  isPaused(job: JobRuntime): boolean
+  send(agent: AgentRuntime, message: ToAgent): void
+  /** Starts a child that may run now: `agent.start`, then its process. */
+  launch(agent: AgentRuntime, firstMessage: string): void
+}
+
+/**
+ * `task` calls, from request to start: each is checked against the spawn policy
+ * (spawn-policy.ts, product.md §4) and denied, held while spawning is paused, queued behind the
+ * parent's running children, or started. Every outcome is a `subagent.*` event on the parent.
+ */
+export class Spawns {
+  constructor(private readonly options: SpawnsOptions) {}
+
+  request(parent: AgentRuntime, callId: string, request: TaskRequest): void {
+    const { trace } = this.options
+    const job = parent.job
+    const childProfile = job.profiles[request.subagent_type]
+    const childId = this.options.newId('agent')
+    const spawnData = {
+      call_id: callId,
+      child_agent_id: childId,
+      profile: request.subagent_type,
+      description: request.description,
+      task: request.prompt,
+    }
+    trace.agent(parent, 'subagent.request', spawnData)
+    const now = Date.now()
+    job.spawnTimes = job.spawnTimes.filter((time) => now - time < 60_000)
+    const decision = decideSpawn({
+      jobActive: job.active,
+      overBudget: job.overBudget,
+      parentStopping: parent.stopping !== null,
+      spawnsThisTurn: parent.spawnsThisTurn,
+      maxSpawnsPerTurn: job.settings.max_spawns_per_turn ?? spawnGuardDefaults.max_spawns_per_turn,
+      spawnsLastMinute: job.spawnTimes.length,
+      maxSpawnsPerMinute: job.settings.max_spawns_per_minute ?? spawnGuardDefaults.max_spawns_per_minute,
+      parentProfile: parent.profile,
+      parentDepth: parent.depth,
+      childProfile,
+      requestedProfile: request.subagent_type,
+      availableProfiles: Object.keys(job.profiles),
+      maxDepth: job.settings.max_depth,
+      paused: this.options.isPaused(job),
+      runningChildren: runningChildren(parent),
+      maxConcurrentChildren: job.settings.max_concurrent_children,
+    })
+    parent.spawnsThisTurn += 1
+    if (decision.kind === 'deny' || !childProfile) {
+      const reason = decision.kind === 'deny' ? decision.reason : 'unknown profile'
+      trace.agent(parent, 'subagent.denied', { ...spawnData, reason })
+      this.options.send(parent, { type: 'spawn_result', call_id: callId, result: { ok: false, error: `spawn denied: ${reason}` } })
+      return
+    }
+    job.spawnTimes.push(now)
+    const child = this.options.addAgent({
+      id: childId,
+      job,
+      parent,
+      profile: childProfile,
+      label: request.description,
+      task: childTaskText(request),
+      request,
+      callId,
+      status: 'queued',
+    })
+    if (decision.kind === 'hold') {
+      child.status = 'held'
+      trace.agent(parent, 'subagent.held', { ...childEventData(child), reason: 'spawning is paused' })
+    } else if (decision.kind === 'queue') {
+      this.enqueue(child)
+    } else {
+      this.launchChild(child)
+    }
+  }
+
+  /** Spawning resumed: held children start, or queue where their parent has no free slot. */
+  releaseHeld(job: JobRuntime): void {
+    for (const agent of job.agents.values()) {
+      if (agent.status !== 'held' || agent.ended || !agent.parent) continue
+      if (runningChildren(agent.parent) < job.settings.max_concurrent_children) this.launchChild(agent)
+      else this.enqueue(agent)
+    }
+  }
+
+  /** Starts queued children of `parent` while slots are free. */
+  pump(parent: AgentRuntime): void {
+    const job = parent.job
+    while (parent.waiting.length > 0 && !this.options.isPaused(job) && job.active) {
+      if (runningChildren(parent) >= job.settings.max_concurrent_children) return
+      const next = parent.waiting.shift()
+      if (next && !next.ended) this.launchChild(next)
+    }
+  }
+
+  private enqueue(child: AgentRuntime): void {
+    const parent = child.parent
+    if (!parent || !child.request) return
+    child.status = 'queued'
+    parent.waiting.push(child)
+    this.options.trace.agent(parent, 'subagent.queued', {
+      ...childEventData(child),
+      reason: `${parent.job.settings.max_concurrent_children} children already running`,
+    })
+  }
+
+  private launchChild(child: AgentRuntime): void {
+    const parent = child.parent
+    const request = child.request
+    if (!parent || !request) return
+    child.status = 'running'
+    this.options.launch(child, renderFirstMessage(childTaskText(request), request.context, child.job.project, this.options.now()))
+    this.options.trace.agent(parent, 'subagent.start', childEventData(child))
+  }
+}
