@@ -4,8 +4,11 @@ import { extname, join, normalize, resolve, sep } from 'node:path'
 import { chromiumLaunchOptions } from '../e2e/support/chromium'
 import { contentTypes } from '../src-main/core/serve/static-files'
 
-/** The built renderer the browser benches load. */
-export const rendererDir = resolve(import.meta.dirname, '../out/renderer')
+/**
+ * The built renderer the browser benches load: the build's, or ARBOR_BENCH_RENDERER's (another
+ * build, say of an earlier commit, to compare with in the same conditions).
+ */
+export const rendererDir = resolve(process.env.ARBOR_BENCH_RENDERER ?? resolve(import.meta.dirname, '../out/renderer'))
 
 /** Exits 2, naming what is missing, when the build or Chromium is not there. */
 export function requireRendererAndChromium(bench: string): void {

@@ -6,6 +6,8 @@ import type { TreeLayout } from './layout'
 /** Bands reach far past the tree so they fill the pane at any pan and zoom. */
 const reach = 100_000
 const inset = (layoutOptions.levelHeight - layoutOptions.nodeHeight) / 2
+/** A band drawn thinner than this, in screen pixels, has no room for its label (a big tree zoomed out). */
+const minLabelBand = 24
 
 const selectX = (state: ReactFlowState) => state.transform[0]
 const selectZoom = (state: ReactFlowState) => state.transform[2]
@@ -22,10 +24,11 @@ function DepthBandsView({ layout }: { layout: TreeLayout }) {
   const labelLeft = (-x + 12) / zoom - left
   return (
     <ViewportPortal>
-      {layout.bands.map(({ depth, top, height }) => (
+      {layout.bands.map(({ depth, top, height }, index) => (
         <div
-          key={depth}
-          className={`depth-band ${depth % 2 === 0 ? 'even' : 'odd'}`}
+          // A wrapped generation repeats depths: bands are told apart by place.
+          key={index}
+          className={`depth-band ${index % 2 === 0 ? 'even' : 'odd'}`}
           data-testid="depth-band"
           style={{
             transform: `translate(${left}px, ${top - inset}px)`,
@@ -33,12 +36,14 @@ function DepthBandsView({ layout }: { layout: TreeLayout }) {
             height,
           }}
         >
-          <span
-            className="depth-band__label"
-            style={{ transform: `translate(${labelLeft}px, ${6 / zoom}px) scale(${1 / zoom})` }}
-          >
-            depth {depth}
-          </span>
+          {height * zoom >= minLabelBand && (
+            <span
+              className="depth-band__label"
+              style={{ transform: `translate(${labelLeft}px, ${6 / zoom}px) scale(${1 / zoom})` }}
+            >
+              depth {depth}
+            </span>
+          )}
         </div>
       ))}
     </ViewportPortal>

@@ -1,19 +1,23 @@
 import { getViewportForBounds, useReactFlow, useStore, type ReactFlowState, type Rect } from '@xyflow/react'
-import { useEffect, useRef } from 'react'
+import { useEffect, useRef, type MutableRefObject } from 'react'
 
 const selectPaneWidth = (state: ReactFlowState) => state.width
 const selectPaneHeight = (state: ReactFlowState) => state.height
 const selectMinZoom = (state: ReactFlowState) => state.minZoom
-const fit = { padding: 0.12, maxZoom: 1, duration: 200 }
+export const fit = { padding: 0.12, maxZoom: 1, duration: 200 }
+
+/** What a fit was made for: a change of any part makes the next one due. */
+export const fitKey = (count: number, jobId: string | null, width: number): string => `${jobId}:${count}:${width}`
 
 /**
  * Fits the view when the number of drawn nodes changes (agents added; a subtree or a fan-out
  * collapsed or expanded), when another job is shown, and when the pane changes
  * width (the inspector dock opening or closing): at once the first time, then in a short
  * animation. It fits the tree's layout rather than the nodes xyflow holds: while a burst of new
- * nodes is revealed slice by slice, those are only a part of it.
+ * nodes is revealed slice by slice, those are only a part of it. `fitted` holds the key of the
+ * last fit (fitKey), for the graph to tell whether one is still due.
  */
-export function FitOnGrowth({ count, jobId, bounds }: { count: number; jobId: string | null; bounds: Rect }) {
+export function FitOnGrowth({ count, jobId, bounds, fitted }: { count: number; jobId: string | null; bounds: Rect; fitted: MutableRefObject<string> }) {
   const { setViewport } = useReactFlow()
   const width = useStore(selectPaneWidth)
   const height = useStore(selectPaneHeight)
@@ -25,10 +29,11 @@ export function FitOnGrowth({ count, jobId, bounds }: { count: number; jobId: st
     const changed = count !== last.count || jobId !== last.jobId || width !== last.width
     if (count === 0 || width === 0 || height === 0) return
     seen.current = { count, jobId, width }
+    fitted.current = fitKey(count, jobId, width)
     if (!changed) return
     // Bounds, height and zoom limit of this same render: read when a fit is due, not watched.
     const viewport = getViewportForBounds(bounds, width, height, minZoom, fit.maxZoom, fit.padding)
     void setViewport(viewport, { duration: first ? 0 : fit.duration })
-  }, [count, jobId, width, setViewport])
+  }, [count, jobId, width, setViewport, fitted])
   return null
 }

@@ -8,23 +8,30 @@ import {
   type Edge,
   type Node,
   type NodeChange,
+  type ReactFlowState,
+  useReactFlow,
   useStore,
 } from '@xyflow/react'
 import { useCallback, useLayoutEffect, useMemo, useRef, useState, type MouseEvent as ReactMouseEvent } from 'react'
 import { useArbor, type ArborState } from '../store'
 import { graphTree } from '../store/replay-slice'
+import { emptyTree } from '../store/tree-state'
 import { AgentNode } from './AgentNodeView'
 import { DepthBands } from './DepthBands'
 import { isOverDock } from './dock-hit-test'
-import { useFanOuts } from './fan-out'
+import { fanOutParent, isFanOutId, useFanOuts } from './fan-out'
 import { FanOutNode } from './FanOutNode'
 import { FanOutPanel } from './FanOutPanel'
-import { FitOnGrowth } from './FitOnGrowth'
+import { fitKey, FitOnGrowth } from './FitOnGrowth'
 import { FitOnRequest } from './FitOnRequest'
-import { buildEdges, buildFlowNodes, selectCalmEdges, selectZoomedOut, type FlowNodeCache, type GraphFlowNode } from './flow-elements'
+import { boundsOf, buildEdges, flowNodesFor, selectCalmEdges, selectZoomedOut, type FlowNodeCache, type GraphFlowNode } from './flow-elements'
+import type { TreeLayout } from './layout'
+import { layoutInputFor } from './layout-input'
+import { nodeAt, OverviewCanvas, useOverview } from './OverviewCanvas'
 import { useRevealedCount } from './reveal'
 import { StatusMiniMap } from './StatusMiniMap'
 import { TreeEdge } from './TreeEdge'
+import { useTreeLayout } from './use-tree-layout'
 
 const nodeTypes = { agent: AgentNode, fanOut: FanOutNode }
 const edgeTypes = { tree: TreeEdge }
@@ -32,21 +39,43 @@ const edgeTypes = { tree: TreeEdge }
 const selectStructure = (state: ArborState) => `${state.replay?.cursor ? 'replay' : 'live'}:${graphTree(state).structure}`
 const selectTreeJob = (state: ArborState) => state.tree.jobId
 const selectCollapsed = (state: ArborState) => state.collapsed
+const selectPaneWidth = (state: ReactFlowState) => state.width
+const never = () => false
+const noFlowNodes = flowNodesFor(emptyTree(), { positions: new Map(), bands: [], maxDepth: 0, minX: 0, maxX: 0 })
+
+/** A click on a node: an agent opens in the inspector, a group expands. */
+function open(id: string): void {
+  if (isFanOutId(id)) useFanOuts.getState().toggle(fanOutParent(id))
+  else useArbor.getState().inspect(id)
+}
 
 function Flow() {
   const structure = useArbor(selectStructure)
   const jobId = useArbor(selectTreeJob)
   const collapsed = useArbor(selectCollapsed)
   const expandedFanOuts = useFanOuts((state) => state.expanded)
-  const calmEdges = useArbor(selectCalmEdges)
   const zoomedOut = useStore(selectZoomedOut)
+  const paneWidth = useStore(selectPaneWidth)
   const nodeCache = useRef<FlowNodeCache>(new Map())
   const edgeCache = useRef(new Map<string, Edge>())
 
   // The layout depends only on which agents exist and where they hang (`structure`).
+  const source = useMemo(() => {
+    const tree = graphTree(useArbor.getState())
+    return { tree, input: layoutInputFor(tree, collapsed, expandedFanOuts) }
+  }, [structure, collapsed, jobId, expandedFanOuts])
+  const current = useTreeLayout(source)
+  const layout = current?.layout ?? noFlowNodes.layout
+  const bounds = useMemo(() => boundsOf(layout), [layout])
+  const visibleCount = layout.positions.size
+  // Until FitOnGrowth has fitted this tree, the zoom to go by is the one the fit is about to set.
+  const fitted = useRef('')
+  const overview = useOverview(visibleCount, bounds, fitted.current !== fitKey(visibleCount, jobId, paneWidth))
+  const calmEdges = useArbor(overview ? never : selectCalmEdges)
+  // The overview draws every node itself: xyflow gets none (its cost grows with the nodes it holds).
   const laidOut = useMemo(
-    () => buildFlowNodes(graphTree(useArbor.getState()), collapsed, nodeCache.current, expandedFanOuts),
-    [structure, collapsed, jobId, expandedFanOuts],
+    () => (current && !overview ? flowNodesFor(current.tree, current.layout, nodeCache.current) : noFlowNodes),
+    [current, overview],
   )
   const revealed = useRevealedCount(laidOut.nodes.length)
   const shown = useMemo(() => laidOut.nodes.slice(0, revealed), [laidOut, revealed])
@@ -70,16 +99,26 @@ function Flow() {
     const drawn = new Set(laidOut.nodes.filter((node) => !node.hidden).map((node) => node.id))
     return buildEdges(laidOut.parents, drawn, edgeCache.current)
   }, [laidOut])
-  const visibleCount = laidOut.layout.positions.size
 
   const onNodesChange = useCallback(
     (changes: NodeChange<GraphFlowNode>[]) => setNodes((current) => applyNodeChanges(changes, current)),
     [],
   )
-  const onNodeClick = useCallback((_: ReactMouseEvent, node: GraphFlowNode) => {
-    if (node.type === 'fanOut') useFanOuts.getState().toggle(node.data.parentId)
-    else useArbor.getState().inspect(node.id)
-  }, [])
+  const onNodeClick = useCallback((_: ReactMouseEvent, node: GraphFlowNode) => open(node.id), [])
+  const { screenToFlowPosition } = useReactFlow()
+  const latestLayout = useRef<TreeLayout | null>(null)
+  useLayoutEffect(() => {
+    latestLayout.current = overview ? layout : null
+  }, [layout, overview])
+  // On the overview a click lands on the pane: the layout says which node is under it.
+  const onPaneClick = useCallback(
+    (event: ReactMouseEvent) => {
+      const layout = latestLayout.current
+      const id = layout && nodeAt(layout, screenToFlowPosition({ x: event.clientX, y: event.clientY }))
+      if (id) open(id)
+    },
+    [screenToFlowPosition],
+  )
   const onNodeDrag = useCallback((event: MouseEvent | TouchEvent) => useArbor.getState().setDockHover(isOverDock(event)), [])
   const onNodeDragStop = useCallback(
     (event: MouseEvent | TouchEvent, node: Node) => {
@@ -100,6 +139,7 @@ function Flow() {
       edgeTypes={edgeTypes}
       onNodesChange={onNodesChange}
       onNodeClick={onNodeClick}
+      onPaneClick={onPaneClick}
       onNodeDrag={onNodeDrag}
       onNodeDragStop={onNodeDragStop}
       className={[zoomedOut && 'zoomed-out', calmEdges && 'calm-edges'].filter(Boolean).join(' ') || undefined}
@@ -107,15 +147,15 @@ function Flow() {
       edgesFocusable={false}
       deleteKeyCode={null}
       colorMode="dark"
-      minZoom={0.02}
+      minZoom={0.005}
       maxZoom={1.75}
       onlyRenderVisibleElements={visibleCount > 300}
     >
       <Background variant={BackgroundVariant.Dots} gap={24} size={1} color="#262b33" />
-      <DepthBands layout={laidOut.layout} />
-      <StatusMiniMap />
+      <DepthBands layout={layout} />
+      {overview && current ? <OverviewCanvas tree={current.tree} layout={current.layout} /> : <StatusMiniMap />}
       <Controls showInteractive={false} />
-      <FitOnGrowth count={visibleCount} jobId={jobId} bounds={laidOut.bounds} />
+      <FitOnGrowth count={visibleCount} jobId={jobId} bounds={bounds} fitted={fitted} />
       <FitOnRequest />
       <FanOutPanel />
     </ReactFlow>

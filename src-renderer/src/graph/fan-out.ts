@@ -15,6 +15,7 @@ export const fanOutColumns = 20
 const prefix = 'fan-out:'
 export const fanOutId = (parentId: string): string => `${prefix}${parentId}`
 export const isFanOutId = (id: string): boolean => id.startsWith(prefix)
+export const fanOutParent = (id: string): string => id.slice(prefix.length)
 
 /** Whether a parent's children draw as a group node: many of them and not expanded by the user. */
 export const isGrouped = (childCount: number, expanded: boolean): boolean => childCount > fanOutThreshold && !expanded

@@ -1,10 +1,12 @@
 import { Position, type Edge, type ReactFlowState, type Rect } from '@xyflow/react'
 import type { AgentStatus } from '../../../src-main/core/trace/events'
-import { rootKey, type TreeState } from '../store/tree-state'
+import type { TreeState } from '../store/tree-state'
 import type { AgentFlowNode } from './AgentNodeView'
-import { fanOutColumns, fanOutId, isGrouped } from './fan-out'
+import { fanOutColumns, fanOutId } from './fan-out'
 import type { FanOutFlowNode } from './FanOutNode'
-import { layoutTree, type LayoutOptions, type TreeLayout } from './layout'
+import type { LayoutOptions, TreeLayout } from './layout'
+import { layoutInputFor } from './layout-input'
+import { runLayoutRequest } from './layout-request'
 
 export const layoutOptions: LayoutOptions = { nodeWidth: 256, nodeHeight: 138, gap: 28, levelHeight: 210, maxColumns: fanOutColumns }
 
@@ -12,7 +14,8 @@ export const layoutOptions: LayoutOptions = { nodeWidth: 256, nodeHeight: 138, g
 export type GraphFlowNode = AgentFlowNode | FanOutFlowNode
 
 /** Below this zoom nodes are too small to read: they draw as boxes, spinners and edge dashes stop (they cost repaints). */
-export const selectZoomedOut = (state: ReactFlowState): boolean => state.transform[2] < 0.45
+export const zoomedOutBelow = 0.45
+export const selectZoomedOut = (state: ReactFlowState): boolean => state.transform[2] < zoomedOutBelow
 
 /**
  * Every node has a fixed size, so its size and handles are known without measuring the DOM.
@@ -45,7 +48,8 @@ export type FlowNodeCache = Map<string, GraphFlowNode>
 /**
  * xyflow nodes at their tree-layout positions; descendants of a collapsed node are hidden. A
  * parent with many children gets one group node as its only child unless its fan-out is expanded
- * (the children, and their descendants, are hidden at the parent meanwhile).
+ * (the children, and their descendants, are hidden at the parent meanwhile). Lays the tree out
+ * here and now; the graph itself takes its layout from useTreeLayout (a worker, for a big tree).
  */
 export function buildFlowNodes(
   tree: TreeState,
@@ -53,28 +57,20 @@ export function buildFlowNodes(
   cache: FlowNodeCache = new Map(),
   expandedFanOuts: Record<string, true> = {},
 ): FlowNodes {
-  const childrenOf = (id: string): readonly string[] => {
-    const kids = collapsed[id] ? [] : (tree.children[id] ?? [])
-    return isGrouped(kids.length, expandedFanOuts[id] === true) ? [fanOutId(id)] : kids
-  }
-  const layout = layoutTree(
-    { roots: tree.children[rootKey] ?? [], childrenOf, rootDepth: (id) => tree.agents[id]?.depth ?? 0 },
-    layoutOptions,
-  )
+  const { layout } = runLayoutRequest({ id: 0, input: layoutInputFor(tree, collapsed, expandedFanOuts), options: layoutOptions })
+  return flowNodesFor(tree, layout, cache)
+}
+
+/** xyflow nodes for `tree` at the positions of `layout` (made from this same tree); a node the layout leaves out is hidden. */
+export function flowNodesFor(tree: TreeState, layout: TreeLayout, cache: FlowNodeCache = new Map()): FlowNodes {
   const nodes: GraphFlowNode[] = []
   const parents = new Map<string, string>()
-  let top = Infinity
-  let bottom = -Infinity
   for (const id of tree.order) {
     const parent = tree.agents[id]?.parent_id
     if (parent && tree.agents[parent]) parents.set(id, parent)
     const laidOut = layout.positions.get(id)
     const position = laidOut ?? hiddenPosition(tree, layout, id)
     const hidden = laidOut === undefined
-    if (!hidden) {
-      top = Math.min(top, position.y)
-      bottom = Math.max(bottom, position.y + layoutOptions.nodeHeight)
-    }
     const before = cache.get(id)
     if (before?.type === 'agent' && before.position.x === position.x && before.position.y === position.y && before.hidden === hidden) {
       nodes.push(before)
@@ -101,15 +97,21 @@ export function buildFlowNodes(
     const position = layout.positions.get(id)
     if (!position) continue
     parents.set(id, parentId)
-    top = Math.min(top, position.y)
-    bottom = Math.max(bottom, position.y + layoutOptions.nodeHeight)
     nodes.push(fanOutNode(id, parentId, position, cache))
   }
-  const bounds =
-    layout.positions.size === 0
-      ? { x: 0, y: 0, width: 0, height: 0 }
-      : { x: layout.minX, y: top, width: layout.maxX - layout.minX, height: bottom - top }
-  return { nodes, layout, bounds, parents }
+  return { nodes, layout, bounds: boundsOf(layout), parents }
+}
+
+/** The box around every node of a layout, in flow coordinates: what fitting the view shows. */
+export function boundsOf(layout: TreeLayout): Rect {
+  if (layout.positions.size === 0) return { x: 0, y: 0, width: 0, height: 0 }
+  let top = Infinity
+  let bottom = -Infinity
+  for (const { y } of layout.positions.values()) {
+    top = Math.min(top, y)
+    bottom = Math.max(bottom, y + layoutOptions.nodeHeight)
+  }
+  return { x: layout.minX, y: top, width: layout.maxX - layout.minX, height: bottom - top }
 }
 
 function fanOutNode(id: string, parentId: string, position: { x: number; y: number }, cache: FlowNodeCache): FanOutFlowNode {
@@ -169,6 +171,8 @@ export function selectCalmEdges(state: { tree: TreeState }): boolean {
   let active = 0
   for (const agent of Object.values(state.tree.agents)) {
     if (agent.parent_id && state.tree.agents[agent.parent_id] && edgeKind(agent.status) === 'active') active += 1
+    // Past the limit the answer is known: a big running tree is not counted to its end.
+    if (active > maxAnimatedEdges) break
   }
   calmByAgents.set(state.tree.agents, active > maxAnimatedEdges)
   return active > maxAnimatedEdges

@@ -110,6 +110,36 @@ describe('layoutTree', () => {
     expect(layout.positions.get('s1')!.y).toBe(depth2!.top)
   })
 
+  it('wraps the generations of a 10,000-agent tree into rows near the aspect, each node in a band of its depth', () => {
+    // Breadth first, 24 children a parent: 1 + 24 + 576 + 9,399 agents, the widest generation 9,399 leaves.
+    const edges: Record<string, string[]> = {}
+    for (let index = 1; index < 10_000; index++) (edges[`n${Math.floor((index - 1) / 24)}`] ??= []).push(`n${index}`)
+    const started = performance.now()
+    const layout = layoutTree({ roots: ['n0'], childrenOf: (id) => edges[id] ?? [] }, { ...options, maxColumns: 20 })
+    expect(performance.now() - started).toBeLessThan(2000)
+    expect(layout.positions.size).toBe(10_000)
+    expectNoOverlaps(layout)
+    const width = layout.maxX - layout.minX
+    const bottom = layout.bands.at(-1)!.top + layout.bands.at(-1)!.height
+    // One tidy row of its generations would be over 1,000 times as wide as it is tall.
+    expect(width / bottom).toBeGreaterThan(0.8)
+    expect(width / bottom).toBeLessThan(3.2)
+    for (const [id, position] of layout.positions) {
+      const band = layout.bands.find((item) => position.y >= item.top && position.y + options.nodeHeight <= item.top + item.height)
+      expect(band?.depth, id).toBe(position.depth)
+      for (const kid of edges[id] ?? []) expect(layout.positions.get(kid)!.y).toBeGreaterThan(position.y)
+    }
+  })
+
+  it('leaves a tree that fits the wrap width as one tidy tree', () => {
+    const edges: Record<string, string[]> = { root: Array.from({ length: 30 }, (_, index) => `k${index}`) }
+    for (const kid of edges.root!) edges[kid] = [`${kid}a`]
+    const layout = forest(edges)
+    expect(layout.bands.map((band) => band.depth)).toEqual([0, 1, 2])
+    expect(new Set(edges.root!.map((kid) => layout.positions.get(kid)!.y)).size).toBe(1)
+    expect(centre(layout, 'root')).toBeCloseTo((centre(layout, 'k0') + centre(layout, 'k29')) / 2)
+  })
+
   it('returns an empty layout for no agents', () => {
     expect(forest({}, []).positions.size).toBe(0)
   })

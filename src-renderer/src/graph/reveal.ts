@@ -20,12 +20,24 @@ export function nextSlice(slice: number, tookMs: number, total: number): number 
   return Math.min(revealPace.maxSlice, Math.max(floor, bounded))
 }
 
+/**
+ * What to show without waiting a frame, of `total` nodes with `shown` shown: all of a growth of
+ * one slice or less, and never less than the first slice. The graph's first render may have no
+ * nodes yet (its layout lands in a second pass of the same render), and a tree appearing must not
+ * wait a frame for its first slice.
+ */
+export function shownAtOnce(shown: number, total: number, slice: number): number {
+  if (total - shown <= slice) return total
+  return Math.max(shown, Math.min(total, revealPace.firstSlice))
+}
+
 /** How many of `total` nodes (in spawn order, so parents come first) to show now. */
 export function useRevealedCount(total: number): number {
   const [shown, setShown] = useState(() => Math.min(total, revealPace.firstSlice))
   const slice = useRef(revealPace.firstSlice)
-  // Adjusting state while rendering (React re-renders at once): a small growth never waits a frame.
-  if (shown !== total && total - shown <= slice.current) setShown(total)
+  // Adjusting state while rendering (React re-renders at once).
+  const now = shownAtOnce(shown, total, slice.current)
+  if (now !== shown) setShown(now)
   const behind = shown < total
   useEffect(() => {
     if (!behind) return

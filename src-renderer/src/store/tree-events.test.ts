@@ -4,7 +4,7 @@ import { emptyUsage } from '../../../src-main/core/trace/usage'
 import { eventFactory } from '../test-support/events'
 import { applyInspectorEvents, openInspector } from './inspector-events'
 import { applyTreeEvents } from './tree-events'
-import { emptyTree, rootKey, treeFromSnapshot } from './tree-state'
+import { buildSubtreeTotals, emptyTree, rootKey, treeFromSnapshot } from './tree-state'
 
 const usage = (input: number, output: number) => ({ ...emptyUsage(), input_tokens: input, output_tokens: output })
 
@@ -46,6 +46,20 @@ describe('applyTreeEvents', () => {
     expect(tree.subtree.root).toMatchObject({ tokens: 120 + 340 + 55, agents: 4, activeChildren: 1 })
     expect(tree.subtree.root!.cost).toBeCloseTo(0.012)
     expect(tree.subtree.b).toMatchObject({ tokens: 55, cost: null })
+  })
+
+  it('sums again only what a batch changed, to the same totals as summing the whole tree', () => {
+    const tree = applyTreeEvents(emptyTree('job-1'), demoBatch())
+    const event = eventFactory()
+    const later = applyTreeEvents(tree, [
+      event('llm.call', 'a', { usage: usage(1000, 7), cost_usd: 0.5 }, { parent_id: 'root', depth: 1, seq: 13 }),
+      event('agent.end', 'a', { status: 'completed', terminal_reason: 'completed', usage: usage(1300, 47), cost_usd: 0.502, steps: 2 }, { parent_id: 'root', depth: 1, seq: 14 }),
+    ])
+    expect(later.structure).toBe(tree.structure)
+    expect(later.subtree).toEqual(buildSubtreeTotals(later.agents, later.children))
+    expect(later.subtree.root).toMatchObject({ tokens: 120 + 1347 + 55, activeChildren: 0 })
+    // An agent outside the changed path keeps its totals object.
+    expect(later.subtree.b).toBe(tree.subtree.b)
   })
 
   it('keeps unchanged agents by identity and leaves the structure alone for status changes', () => {

@@ -2,7 +2,7 @@ import type { PendingApproval } from '../../../src-main/core/api/contract'
 import type { TraceEvent } from '../../../src-main/core/trace/events'
 import type { AgentNode } from '../../../src-main/core/trace/model'
 import { reduceAgents } from '../../../src-main/core/trace/projection'
-import { buildChildren, buildSubtreeTotals, type TreeState } from './tree-state'
+import { buildChildren, buildSubtreeTotals, updateSubtreeTotals, type TreeState } from './tree-state'
 
 /**
  * Applies a batch of live events to the selected job's tree with the store's own reducer
@@ -20,6 +20,7 @@ export function applyTreeEvents(state: TreeState, events: readonly TraceEvent[])
   let approvals = state.approvals
   let structureChanged = false
   let lastSeq = state.lastSeq
+  const changed = new Set<string>()
   for (const event of mine) {
     if (event.seq <= lastSeq) continue
     lastSeq = event.seq
@@ -33,6 +34,7 @@ export function applyTreeEvents(state: TreeState, events: readonly TraceEvent[])
         structureChanged = true
       }
       agents[node.id] = node
+      changed.add(node.id)
     }
     approvals = applyApprovalEvent(approvals, event)
   }
@@ -43,7 +45,7 @@ export function applyTreeEvents(state: TreeState, events: readonly TraceEvent[])
     order,
     children,
     structure: structureChanged ? state.structure + 1 : state.structure,
-    subtree: buildSubtreeTotals(agents, children),
+    subtree: structureChanged ? buildSubtreeTotals(agents, children) : updateSubtreeTotals(state.subtree, agents, children, changed),
     approvals,
     lastSeq,
   }
