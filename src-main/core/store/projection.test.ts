@@ -93,6 +93,35 @@ describe('projections applied by the writer', () => {
     expect(run(4, 'by-four.db')).toEqual(together)
   })
 
+  it('gives the same rows when a commit fails after its events were projected, and is retried', () => {
+    // Up to the first agent.end (it sets steps and usage outright, which would hide an event
+    // counted twice), committed in two batches: every agent started in the first, the second
+    // holds a model call of a committed agent.
+    const events = sampleJobEvents()
+    const live = events.slice(0, events.findIndex((event) => event.type === 'agent.end'))
+    const half = live.findLastIndex((event) => event.type === 'agent.start') + 1
+    expect(live.slice(half).some((event) => event.type === 'llm.call')).toBe(true)
+    const project = (file: string, failSecondCommit: boolean) => {
+      const db = openDatabase(join(tempDir(), file))
+      const writer = new TraceWriter(db, { flushDelayMs: 1000 })
+      writer.createJob(sampleJob())
+      live.slice(0, half).forEach((event) => writer.append(event))
+      writer.flush()
+      live.slice(half).forEach((event) => writer.append(event))
+      if (failSecondCommit) {
+        // Fails in the batch's last step, once every event of it has been folded into its agents.
+        db.exec("CREATE TRIGGER reject_agents BEFORE UPDATE ON agents BEGIN SELECT RAISE(ABORT, 'disk says no'); END")
+        expect(() => writer.flush()).toThrow('disk says no')
+        db.exec('DROP TRIGGER reject_agents')
+      }
+      writer.close()
+      const result = { agents: getAgents(db, jobId), job: getJob(db, jobId) }
+      db.close()
+      return result
+    }
+    expect(project('retried.db', true)).toEqual(project('once.db', false))
+  })
+
   it('shows intermediate states: queued child, running tool, waiting for approval, control flags', () => {
     const db = openDatabase(join(tempDir(), 'steps.db'))
     const writer = new TraceWriter(db, { flushDelayMs: 1000 })

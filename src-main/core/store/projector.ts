@@ -1,7 +1,7 @@
 import type { Statement } from 'better-sqlite3'
 import type { TraceEvent } from '../trace/events'
 import type { AgentNode } from '../trace/model'
-import { reduceAgents, reduceJob } from '../trace/projection'
+import { createsAgent, reduceAgents, reduceJob, updateAgent } from '../trace/projection'
 import type { SqliteDatabase } from './database'
 import {
   agentColumns,
@@ -27,13 +27,17 @@ const maxCachedAgents = 20_000
  * Applies the pure reducers of trace/projection.ts to the agents and jobs tables, one batch at
  * a time, inside the writer's transaction. Rows a batch touches are read once and kept here,
  * so many events for one agent cost one read; each changed row is written once, at the end of
- * the batch. Of a job only its progress (rows.ts JobProgress) is read and written: the columns
- * its events change. `committed()` keeps the batch's agents as they now are in the table, so the
- * next batch reads them from memory, not from SQLite; `reset()` forgets the batch (after commit
- * or rollback). That cache holds because an agent's row is written only by the writer of its
+ * the batch. The batch works on its own copy of each agent it touches and folds the events into
+ * it in place (trace/projection.ts updateAgent), so an event costs no new node; the result is
+ * what reduceAgents gives event by event. Of a job only its progress (rows.ts JobProgress) is
+ * read and written: the columns its events change. `committed()` keeps the batch's agents as
+ * they now are in the table, so the next batch reads them from memory, not from SQLite (as new
+ * copies: a committed node is never changed); `reset()` forgets the batch (after commit or
+ * rollback). That cache holds because an agent's row is written only by the writer of its
  * job's events: one writer per job, the job's owner (store/owner.ts).
  */
 export class BatchProjector {
+  /** The batch's working copies (undefined: no such agent yet); never the committed nodes themselves. */
   private readonly agents = new Map<string, AgentNode | undefined>()
   /** Agents as the last commits left them, by id. */
   private readonly committedAgents = new Map<string, AgentNode>()
@@ -60,9 +64,17 @@ export class BatchProjector {
   }
 
   apply(event: TraceEvent): void {
-    for (const node of reduceAgents(event, this.getAgent)) {
-      this.agents.set(node.id, node)
-      if (!this.changedAgents.has(node.id)) this.changedAgents.set(node.id, event.seq)
+    if (!createsAgent(event)) {
+      const node = event.agent_id ? this.getAgent(event.agent_id) : undefined
+      if (node) {
+        updateAgent(node, event)
+        if (!this.changedAgents.has(node.id)) this.changedAgents.set(node.id, event.seq)
+      }
+    } else {
+      for (const node of reduceAgents(event, this.getAgent)) {
+        this.agents.set(node.id, node)
+        if (!this.changedAgents.has(node.id)) this.changedAgents.set(node.id, event.seq)
+      }
     }
     const job = this.getJob(event.job_id)
     if (!job) return
@@ -102,10 +114,13 @@ export class BatchProjector {
     this.changedJobs.clear()
   }
 
+  /** The batch's working copy of an agent: committed nodes are copied, so a rollback leaves them as they were. */
   private readonly getAgent = (id: string): AgentNode | undefined => {
     if (this.agents.has(id)) return this.agents.get(id)
-    let node = this.committedAgents.get(id)
-    if (!node) {
+    const committed = this.committedAgents.get(id)
+    let node: AgentNode | undefined
+    if (committed) node = { ...committed }
+    else {
       const row = this.selectAgent.get(id)
       node = row ? agentFromRow(row) : undefined
     }

@@ -55,42 +55,56 @@ export function reduceAgents(event: TraceEvent, get: (id: string) => AgentNode |
   const node = event.agent_id ? get(event.agent_id) : undefined
   if (!node) return []
   // Copy, then set: V8 copies `{ ...node }` on a fast path that `{ ...node, key }` misses (this
-  // runs once per event in the store's writer and the renderer).
+  // runs once per event in the renderer).
   const touched: AgentNode = { ...node }
-  touched.last_event_at = event.ts
+  updateAgent(touched, event)
+  return [touched]
+}
+
+/** True for the events reduceAgents may create or restart a node for; any other event only updates its own agent. */
+export const createsAgent = (event: TraceEvent): boolean =>
+  event.type === 'agent.start' || event.type === 'subagent.held' || event.type === 'subagent.queued'
+
+/**
+ * What reduceAgents does to the event's own agent for an event that does not create one
+ * (createsAgent false), done IN PLACE on `node`: the store's writer folds a batch of events into
+ * one working copy per agent instead of copying the node for each event. Values inside the node
+ * (its usage) are replaced, never mutated, so a copy made with `{ ...node }` is safe to update.
+ */
+export function updateAgent(node: AgentNode, event: TraceEvent): void {
+  node.last_event_at = event.ts
   switch (event.type) {
     case 'agent.end': {
       const { data } = event
-      touched.status = data.status
-      touched.terminal_reason = data.terminal_reason
-      touched.current_tool = null
-      touched.ended_at = event.ts
-      touched.usage = usageOf(data.usage) ?? touched.usage
-      touched.cost_usd = costOf(data.cost_usd)
-      touched.steps = data.steps
+      node.status = data.status
+      node.terminal_reason = data.terminal_reason
+      node.current_tool = null
+      node.ended_at = event.ts
+      node.usage = usageOf(data.usage) ?? node.usage
+      node.cost_usd = costOf(data.cost_usd)
+      node.steps = data.steps
       break
     }
     case 'llm.call':
-      touched.steps = node.steps + 1
-      touched.usage = addUsage(node.usage, usageOf(event.data.usage) ?? {})
-      touched.cost_usd = addCost(node.cost_usd, costOf(event.data.cost_usd))
+      node.steps += 1
+      node.usage = addUsage(node.usage, usageOf(event.data.usage) ?? {})
+      node.cost_usd = addCost(node.cost_usd, costOf(event.data.cost_usd))
       break
     case 'tool.call':
-      touched.current_tool = event.data.name
+      node.current_tool = event.data.name
       break
     case 'tool.result':
-      touched.current_tool = null
+      node.current_tool = null
       break
     case 'approval.request':
-      touched.status = 'waiting_approval'
+      node.status = 'waiting_approval'
       break
     case 'approval.decision':
-      if (node.status === 'waiting_approval') touched.status = 'running'
+      if (node.status === 'waiting_approval') node.status = 'running'
       break
     default:
       break
   }
-  return [touched]
 }
 
 /** A job's progress after one event; only the fields of JobProgress are read, so a job without its settings will do. */
