@@ -4,21 +4,25 @@
  * steps, then attempt_completion.
  *  - Direct (baseline): the agent loop (runAgent) in this process, its messages recorded and
  *    parsed by the tests' RecordingSupervisor, the scripted provider called in process.
- *  - Supervised: the real engine (store, writer, supervisor) and one real agent process
- *    (out/main/agent.js, forked with no execArgv): each model call travels to the supervisor over
- *    IPC, is answered there, and every event is checked, stored and projected. Timed from the
- *    agent's first stored `llm.call` to its stored `agent.end`, so the process start is left out.
+ *  - Supervised: the real engine (store, writer, supervisor) and one real agent process, started
+ *    as the CLI starts it (builtAgentEntry: from the build's startup snapshot for this Node, else
+ *    out/main/agent.js): each model call travels to the supervisor over IPC, is answered there,
+ *    and every event is checked, stored and projected. Timed from the agent's first stored
+ *    `llm.call` to its stored `agent.end`, so the process start is left out; the warm pool's
+ *    replacement for the taken process starts at the agent's first message, so its fork and its
+ *    start fall inside, as they do in a real job.
  * The figure is (supervised − direct) per step, in ms. Beside it, the CPU a step costs (Linux):
  * the direct loop's process, and the supervisor's plus the agent's process over the supervised
  * steps; on a loaded machine wall time is mostly waiting for a core, CPU time is the work done.
  * Needs the build (npm run build).
  * Run: node --import tsx bench/supervisor.ts [jobs] [steps per job]
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { makeInit, runScripted } from '../src-main/core/agent/testing'
+import { builtAgentEntry } from '../src-main/cli/agent-entry'
 import { createEngine, defaultSettings } from '../src-main/core/engine'
 import { ForkProcessHost } from '../src-main/core/supervisor/fork-host'
 import type { ScriptTurn } from '../src-main/core/trace/model'
@@ -27,8 +31,8 @@ import { record } from './results'
 const jobs = Number(process.argv[2] ?? 8)
 /** The general profile allows 50 steps; the completion is one of them. */
 const steps = Number(process.argv[3] ?? 40)
-const agentEntry = resolve(import.meta.dirname, '../out/main/agent.js')
-if (!existsSync(agentEntry)) {
+const agentEntry = builtAgentEntry(resolve(import.meta.dirname, '../out/main'))
+if (!agentEntry) {
   console.error('bench/supervisor.ts needs the build: run npm run build first')
   process.exit(2)
 }
@@ -43,7 +47,11 @@ mkdirSync(project)
 writeFileSync(join(project, 'README.md'), '# Bench project\n')
 writeFileSync(join(project, 'index.js'), 'export const answer = 42\n')
 
-/** CPU time used so far, in ms: this process's, or another's from /proc (null where there is none). */
+/**
+ * CPU time used so far, in ms: this process's, or another's (null where there is none), the sum
+ * of its threads' run time (/proc/<pid>/task/<tid>/schedstat, in ns; /proc/<pid>/stat counts
+ * 10 ms ticks, too coarse for a few ms over a job).
+ */
 const ownCpuMs = (): number => {
   const { user, system } = process.cpuUsage()
   return (user + system) / 1000
@@ -51,8 +59,8 @@ const ownCpuMs = (): number => {
 function processCpuMs(pid: number | undefined): number | null {
   if (pid === undefined) return null
   try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100
+    const threads = readdirSync(`/proc/${pid}/task`)
+    return threads.reduce((sum, thread) => sum + Number(readFileSync(`/proc/${pid}/task/${thread}/schedstat`, 'utf8').split(' ')[0]) / 1e6, 0)
   } catch {
     return null
   }
@@ -69,7 +77,7 @@ async function direct(): Promise<{ ms: number; cpuMs: number }> {
 
 const engine = createEngine({
   dbFile: join(dir, 'arbor.db'),
-  processHost: new ForkProcessHost({ entry: agentEntry, execArgv: [] }),
+  processHost: new ForkProcessHost(agentEntry),
   projectDir: project,
   killGraceMs: 1000,
 })
@@ -129,7 +137,7 @@ try {
     const directCpu = median(directRuns.map((run) => run.cpuMs))
     const supervisorCpu = median(cpus.map((cpu) => cpu.supervisorMs))
     const agentCpu = median(cpus.map((cpu) => cpu.agentMs))
-    console.log(`CPU per step: direct ${directCpu.toFixed(3)} ms; supervised: supervisor process ${supervisorCpu.toFixed(3)} ms + agent process ${agentCpu.toFixed(3)} ms (10 ms ticks over ${steps - 1} steps)`)
+    console.log(`CPU per step: direct ${directCpu.toFixed(3)} ms; supervised: supervisor process ${supervisorCpu.toFixed(3)} ms + agent process ${agentCpu.toFixed(3)} ms (over ${steps - 1} steps)`)
     record({ name: 'supervisor.cpu_per_step', value: supervisorCpu + agentCpu, unit: 'ms', baseline: directCpu })
   }
 } finally {
