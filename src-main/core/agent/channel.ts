@@ -27,6 +27,9 @@ export function connectToSupervisor(host: NodeJS.Process = process): Channel | u
   return undefined
 }
 
+/** How long an event waits for company before it goes alone. */
+const eventLingerMs = 2
+
 /**
  * Gathers messages into packets (protocol AgentPacket). Each write wakes the supervisor's
  * process (measured on a busy 2-core machine: a 0.05 ms write took 1 ms of wall time, the writer
@@ -38,9 +41,6 @@ export function connectToSupervisor(host: NodeJS.Process = process): Channel | u
  * most the linger (the trace writer batches for longer); a process killed within it loses those
  * events, as it loses anything it had not yet written.
  */
-/** How long an event waits for company before it goes alone. */
-const eventLingerMs = 2
-
 function batched(write: (packet: AgentPacket) => Promise<void>): Channel['send'] {
   let queue: ToSupervisor[] = []
   let written: Promise<void> | null = null
