@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { traceHeaderLine } from '../src-main/core/store/export'
 import { newEvent, type EventData, type EventType } from '../src-main/core/trace/events'
-import type { Job } from '../src-main/core/trace/model'
+import { defaultSettings, type Job } from '../src-main/core/trace/model'
 import { emptyUsage } from '../src-main/core/trace/usage'
 import { fanOutColumns } from '../src-renderer/src/graph/fan-out'
 import { ArborPage } from './page-models/arbor-page'
@@ -30,16 +30,7 @@ const childStatus = (index: number) => (index % failedEvery === 7 ? 'failed' : i
 function fanOutTrace(): string {
   const jobId = 'job-fan-out'
   const task = 'Review every module'
-  const settings: Job['settings'] = {
-    provider: 'scripted',
-    model: 'scripted-main',
-    light_model: null,
-    profile: 'general',
-    max_depth: 1,
-    max_concurrent_children: 50,
-    job_token_budget: null,
-    job_cost_budget: null,
-  }
+  const settings = defaultSettings({ model: 'scripted-main', max_depth: 1, max_concurrent_children: 50 })
   let second = 0
   const ts = () => new Date(Date.UTC(2026, 0, 1, 10, 0, 0, second++)).toISOString()
   const events: string[] = []

@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { traceHeaderLine } from '../src-main/core/store/export'
 import { newEvent, type EventData, type EventType } from '../src-main/core/trace/events'
-import type { Job } from '../src-main/core/trace/model'
+import { defaultSettings, type Job } from '../src-main/core/trace/model'
 import { emptyUsage } from '../src-main/core/trace/usage'
 import { ArborPage } from './page-models/arbor-page'
 import { startArborServer, type ArborServer } from './support/arbor-server'
@@ -26,16 +26,7 @@ test.afterEach(async () => {
 function bigTreeTrace(): string {
   const jobId = 'job-big-tree'
   const task = 'Map the whole monorepo'
-  const settings: Job['settings'] = {
-    provider: 'scripted',
-    model: 'scripted-main',
-    light_model: null,
-    profile: 'general',
-    max_depth: 3,
-    max_concurrent_children: 50,
-    job_token_budget: null,
-    job_cost_budget: null,
-  }
+  const settings = defaultSettings({ model: 'scripted-main', max_depth: 3, max_concurrent_children: 50 })
   let tick = 0
   const ts = () => new Date(Date.UTC(2026, 0, 1, 10, 0, 0) + tick++).toISOString()
   const events: string[] = []
