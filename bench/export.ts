@@ -15,6 +15,7 @@ import { join } from 'node:path'
 import { openDatabase } from '../src-main/core/store/database'
 import { exportJobJsonl, traceEventLineSql } from '../src-main/core/store/export'
 import { TraceWriter } from '../src-main/core/store/trace-writer'
+import { defaultSettings } from '../src-main/core/trace/model'
 import { emptyUsage } from '../src-main/core/trace/usage'
 import { record } from './results'
 
@@ -28,7 +29,7 @@ function build(file: string, count: number): void {
     id: jobId,
     project: '/projects/bench',
     task: 'export benchmark',
-    settings: { provider: 'scripted', model: 'scripted', light_model: null, profile: 'general', max_depth: 2, max_concurrent_children: 8, job_token_budget: null, job_cost_budget: null },
+    settings: defaultSettings({ max_depth: 2, max_concurrent_children: 8 }),
     status: 'completed',
     created_at: new Date(0).toISOString(),
     ended_at: null,

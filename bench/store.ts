@@ -18,7 +18,7 @@ import { importTraceFile, readLinesSync } from '../src-main/core/store/import-jo
 import { TraceWriter } from '../src-main/core/store/trace-writer'
 import { defaultLoadShape, loadJobSettings } from '../src-main/core/testing/load-job'
 import type { NewTraceEvent } from '../src-main/core/trace/events'
-import type { Job } from '../src-main/core/trace/model'
+import { defaultSettings, type Job } from '../src-main/core/trace/model'
 import { emptyUsage } from '../src-main/core/trace/usage'
 import { record } from './results'
 
@@ -32,16 +32,7 @@ const job: Job = {
   id: jobId,
   project: '/projects/bench',
   task: 'benchmark',
-  settings: {
-    provider: 'scripted',
-    model: 'scripted',
-    light_model: null,
-    profile: 'general',
-    max_depth: 2,
-    max_concurrent_children: 8,
-    job_token_budget: null,
-    job_cost_budget: null,
-  },
+  settings: defaultSettings({ max_depth: 2, max_concurrent_children: 8 }),
   status: 'running',
   created_at: new Date(0).toISOString(),
   ended_at: null,
