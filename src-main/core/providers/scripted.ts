@@ -62,9 +62,21 @@ const tokensFor = (characters: number): number => Math.ceil(characters / 4)
 const callCharacters = (calls: ToolCall[] | undefined): number =>
   (calls ?? []).reduce((sum, call) => sum + call.name.length + call.arguments.length, 0)
 
+/**
+ * The tools' JSON length, by array: an agent sends the same tools with every call (the
+ * supervisor keeps one array until they change), and stringifying them was the largest part of
+ * a scripted call.
+ */
+const toolCharacters = new WeakMap<object, number>()
+const toolsLength = (tools: ProviderRequest['tools']): number => {
+  let length = toolCharacters.get(tools)
+  if (length === undefined) toolCharacters.set(tools, (length = JSON.stringify(tools).length))
+  return length
+}
+
 /** About 4 characters a token, counting everything the request and the reply carry. */
 export function estimateUsage(request: ProviderRequest, text: string, toolCalls: ToolCall[]): Usage {
-  let requestCharacters = JSON.stringify(request.tools).length
+  let requestCharacters = toolsLength(request.tools)
   for (const message of request.messages) {
     requestCharacters += message.content.length
     if (message.role === 'assistant') requestCharacters += callCharacters(message.tool_calls)
