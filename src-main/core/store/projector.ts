@@ -1,7 +1,7 @@
 import type { Statement } from 'better-sqlite3'
 import type { TraceEvent } from '../trace/events'
 import type { AgentNode } from '../trace/model'
-import { createsAgent, reduceAgents, reduceJob, updateAgent } from '../trace/projection'
+import { changesJob, createsAgent, reduceAgents, reduceJob, updateAgent } from '../trace/projection'
 import type { SqliteDatabase } from './database'
 import {
   agentColumns,
@@ -76,6 +76,7 @@ export class BatchProjector {
         if (!this.changedAgents.has(node.id)) this.changedAgents.set(node.id, event.seq)
       }
     }
+    if (!changesJob(event)) return
     const job = this.getJob(event.job_id)
     if (!job) return
     const next = reduceJob(job, event)

@@ -107,6 +107,9 @@ export function updateAgent(node: AgentNode, event: TraceEvent): void {
   }
 }
 
+/** True for the events reduceJob may change a job for; it returns the job itself for any other. */
+export const changesJob = (event: TraceEvent): boolean => event.type === 'job.end' || event.type === 'control'
+
 /** A job's progress after one event; only the fields of JobProgress are read, so a job without its settings will do. */
 export function reduceJob<J extends JobProgress>(job: J, event: TraceEvent): J {
   switch (event.type) {
@@ -168,11 +171,14 @@ const costOf = (value: unknown): number | null => (typeof value === 'number' && 
  */
 const usageOf = (value: unknown): Usage | undefined => {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined
-  const usage = emptyUsage()
-  for (const key of usageKeys) {
-    const count = (value as Record<string, unknown>)[key]
-    if (typeof count === 'number' && Number.isSafeInteger(count) && count >= 0) usage[key] = count
+  // Each key read by name: once per llm.call in the writer, where a loop over the keys cost more.
+  const { input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens } = value as Record<keyof Usage, unknown>
+  return {
+    input_tokens: countOf(input_tokens),
+    output_tokens: countOf(output_tokens),
+    cache_read_tokens: countOf(cache_read_tokens),
+    cache_write_tokens: countOf(cache_write_tokens),
+    reasoning_tokens: countOf(reasoning_tokens),
   }
-  return usage
 }
-const usageKeys = Object.keys(emptyUsage()) as (keyof Usage)[]
+const countOf = (value: unknown): number => (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : 0)
