@@ -201,12 +201,10 @@ class FileSink implements TraceSink {
   constructor(private readonly fd: number) {}
 
   write(text: string): boolean {
-    const written = writeSync(this.fd, text)
-    // A short write (a full disk, say) is finished from bytes, so the next one reports the error.
-    if (written < Buffer.byteLength(text)) {
-      const bytes = Buffer.from(text)
-      for (let offset = written; offset < bytes.length; ) offset += writeSync(this.fd, bytes, offset)
-    }
+    // Encoded once here: writeSync would encode a string itself, and a short write (a full disk,
+    // say) needs the byte length, which would be a second pass over the text.
+    const bytes = Buffer.from(text)
+    for (let offset = 0; offset < bytes.length; ) offset += writeSync(this.fd, bytes, offset)
     return true
   }
 
