@@ -27,14 +27,16 @@ const englishOnlyZod: EsbuildPlugin = {
  * (bench/spawn.ts). What only a tool call needs (re2js, the risk classifier, the sandbox) is a
  * chunk loaded by that call, and zod's error messages in other languages are left out.
  *
- * Forked by plain Node (CLI, serve), an agent starts from a startup snapshot (`node
- * --build-snapshot`) made here of a CommonJS build of the same entry: zod, the schemas and the
- * loop are then in the heap it starts with, warmed up. A snapshot runs only on the Node that made it, so its name carries the version
- * (src-main/cli/agent-entry.ts); elsewhere (another Node, Electron's utility process)
- * agent.js runs as it is.
+ * The same entry is also built as one CommonJS file, agent.cjs. Forked by plain Node (CLI,
+ * serve), an agent starts from a startup snapshot (`node --build-snapshot`) made here of it: zod,
+ * the schemas and the loop are then in the heap it starts with, warmed up. A snapshot runs only
+ * on the Node that made it, so its name carries the version (src-main/cli/agent-entry.ts).
+ * Electron's utility processes start agent-cached.cjs, which runs agent.cjs from a V8 code cache
+ * kept in Arbor's data folder (src-main/core/agent/code-cache-entry.ts).
  */
 function agentBundle(): Plugin {
   const entry = resolve(__dirname, 'src-main/core/agent/main.ts')
+  const codeCacheEntry = resolve(__dirname, 'src-main/core/agent/code-cache-entry.ts')
   const outDir = resolve(__dirname, 'out/main')
   const common: BuildOptions = { bundle: true, minify: true, platform: 'node', target: 'node20', logLevel: 'warning', plugins: [englishOnlyZod] }
   return {
@@ -49,10 +51,11 @@ function agentBundle(): Plugin {
         splitting: true,
         chunkNames: 'agent-chunks/[name]-[hash]',
       })
-      const snapshotEntry = resolve(outDir, 'agent-snapshot.cjs')
-      await esbuild({ ...common, entryPoints: [entry], outfile: snapshotEntry, format: 'cjs' })
+      const oneFile = resolve(outDir, 'agent.cjs')
+      await esbuild({ ...common, entryPoints: [entry], outfile: oneFile, format: 'cjs' })
+      await esbuild({ ...common, entryPoints: [codeCacheEntry], outfile: resolve(outDir, 'agent-cached.cjs'), format: 'cjs' })
       const blob = resolve(outDir, agentSnapshotFile())
-      const built = spawnSync(process.execPath, ['--snapshot-blob', blob, '--build-snapshot', snapshotEntry], { encoding: 'utf8' })
+      const built = spawnSync(process.execPath, ['--snapshot-blob', blob, '--build-snapshot', oneFile], { encoding: 'utf8' })
       if (built.status !== 0) {
         rmSync(blob, { force: true })
         console.warn(`arbor: no agent startup snapshot (agents start from agent.js): ${built.stderr || built.error?.message}`)

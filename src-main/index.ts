@@ -1,6 +1,7 @@
 import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { app, BrowserWindow, dialog, ipcMain, Notification, session, utilityProcess } from 'electron'
+import { codeCacheDir, codeCacheDirVariable } from './core/agent/code-cache'
 import { createDispatcher } from './core/api/dispatcher'
 import { createEngine, type Engine } from './core/engine'
 import { contentSecurityPolicy, createAppUrlCheck } from './shell/app-url'
@@ -79,7 +80,9 @@ async function start(): Promise<void> {
     dbFile: join(app.getPath('userData'), 'arbor.db'),
     processHost: createUtilityProcessHost({
       fork: (modulePath, args, options) => utilityProcess.fork(modulePath, args, options),
-      agentScript: join(builtDir, 'agent.js'),
+      // The startup snapshot is Node's, not Electron's: agents start from their code cache.
+      agentScript: join(builtDir, 'agent-cached.cjs'),
+      env: { [codeCacheDirVariable]: codeCacheDir(app.getPath('userData')) },
     }),
     nativeBinding: sqliteBinding(),
     keys: new FileKeyStore(join(app.getPath('userData'), 'keys.json'), safeStorageCipher),

@@ -13,9 +13,12 @@ const fromSource = import.meta.url.endsWith('.ts')
 // src-main/cli or out/main: the repository root is two levels up either way.
 const repoRoot = path.resolve(here, '../..')
 
-/** How agent processes start: from the build (its startup snapshot when this Node made one), else from source. */
-export function agentProcessEntry(): ForkHostOptions {
-  const built = fromSource ? undefined : builtAgentEntry(path.join(repoRoot, 'out/main'))
+/**
+ * How agent processes start: from the build (its startup snapshot when this Node made one, else
+ * its code cache in `dataFolder`, see builtAgentEntry), else from source.
+ */
+export function agentProcessEntry(dataFolder: string): ForkHostOptions {
+  const built = fromSource ? undefined : builtAgentEntry(path.join(repoRoot, 'out/main'), dataFolder)
   if (built) return built
   return { entry: path.join(repoRoot, 'src-main/core/agent/main.ts'), execArgv: ['--import', 'tsx'] }
 }

@@ -1,4 +1,5 @@
 import path from 'node:path'
+import { codeCacheDir } from './agent/code-cache'
 import { readProjectInstructions } from './agent/project-instructions'
 import { loadProfiles, type LoadedProfiles } from './agent/profiles/load'
 import type { ApiHandlers, ApiNotification, ProjectInfo } from './api/contract'
@@ -150,8 +151,9 @@ export function createEngine(options: EngineOptions): Engine {
 }
 
 /**
- * What commands must never read: Arbor's data folder (database, settings, keys), or only its
- * files when the project lives inside that folder (a project beside the database in tests).
+ * What commands must never read: Arbor's data folder (database, settings, keys, agents' code
+ * cache), or only its files when the project lives inside that folder (a project beside the
+ * database in tests).
  */
 function arborDataPaths(dbFile: string, project: string): string[] {
   const db = path.resolve(dbFile)
@@ -159,5 +161,5 @@ function arborDataPaths(dbFile: string, project: string): string[] {
   const relative = path.relative(folder, path.resolve(project))
   const projectInside = relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative))
   if (!projectInside) return [folder]
-  return [db, `${db}-wal`, `${db}-shm`, path.join(folder, 'keys.json')]
+  return [db, `${db}-wal`, `${db}-shm`, path.join(folder, 'keys.json'), codeCacheDir(folder)]
 }

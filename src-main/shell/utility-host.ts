@@ -6,8 +6,8 @@ import type { ToAgent } from '../core/protocol/messages'
 
 /**
  * The app's process host: each agent runs in an Electron `utilityProcess` running the built
- * agent entry (out/main/agent.js). In the agent, messages arrive on `process.parentPort`
- * rather than `process.on('message')`.
+ * agent entry (out/main/agent-cached.cjs: the agent from its V8 code cache). In the agent,
+ * messages arrive on `process.parentPort` rather than `process.on('message')`.
  *
  * `fork` is Electron's `utilityProcess.fork`, passed in so this runs in tests without Electron.
  */
@@ -19,6 +19,8 @@ const utilityExitSettleMs = 250
 export interface UtilityHostOptions {
   fork: Fork
   agentScript: string
+  /** Extra environment for agents (the code cache's folder); the app's is passed otherwise, without provider keys. */
+  env?: NodeJS.ProcessEnv
   /** Where the agent's stdout and stderr lines go, each prefixed with its id. */
   log?: (line: string) => void
 }
@@ -30,7 +32,7 @@ export function createUtilityProcessHost(options: UtilityHostOptions): ProcessHo
       const child = options.fork(options.agentScript, [], {
         serviceName: 'arbor-agent',
         stdio: 'pipe',
-        env: { ...withoutProviderKeys(process.env), ARBOR_AGENT_ID: agentId },
+        env: { ...withoutProviderKeys(process.env), ...options.env, ARBOR_AGENT_ID: agentId },
       })
       forwardOutput(child, agentId, log)
       return wrapUtilityProcess(child, log, agentId)

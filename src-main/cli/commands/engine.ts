@@ -11,7 +11,7 @@ import { agentProcessEntry, defaultDbFile } from '../paths'
 export function cliEngine(dbOption: string | undefined, projectDir?: string, warmPool?: number): { engine: Engine; dbFile: string } {
   const dbFile = path.resolve(dbOption ?? defaultDbFile())
   mkdirSync(path.dirname(dbFile), { recursive: true })
-  const engine = createEngine({ dbFile, processHost: new ForkProcessHost(agentProcessEntry()), warmPool, projectDir })
+  const engine = createEngine({ dbFile, processHost: new ForkProcessHost(agentProcessEntry(path.dirname(dbFile))), warmPool, projectDir })
   return { engine, dbFile }
 }
 

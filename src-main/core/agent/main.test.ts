@@ -1,5 +1,5 @@
 import { fork, type ChildProcess } from 'node:child_process'
-import { existsSync } from 'node:fs'
+import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -12,11 +12,12 @@ import { makeInit, noWait, scriptOf, serveModelCalls } from './testing'
 
 const source = { entry: fileURLToPath(new URL('./main.ts', import.meta.url)), execArgv: ['--import', 'tsx'] }
 const outDir = fileURLToPath(new URL('../../../out/main/', import.meta.url))
-/** The build's two ways to start an agent (electron.vite.config.ts), where it has them. */
+/** The build's ways to start an agent (electron.vite.config.ts), where it has them. */
 const snapshot = join(outDir, agentSnapshotFile())
 const built = {
   bundle: { entry: join(outDir, 'agent.js'), execArgv: [] },
-  snapshot: { entry: join(outDir, 'agent-snapshot.cjs'), execArgv: ['--snapshot-blob', snapshot] },
+  snapshot: { entry: join(outDir, 'agent.cjs'), execArgv: ['--snapshot-blob', snapshot] },
+  'code-cache loader': { entry: join(outDir, 'agent-cached.cjs'), execArgv: [] },
 }
 const isBuilt = (start: { entry: string; execArgv: string[] }): boolean => existsSync(start.entry) && (!start.execArgv.includes(snapshot) || existsSync(snapshot))
 
@@ -176,4 +177,49 @@ describe('the agent process', () => {
       expect(messages.at(-1)).toMatchObject({ type: 'done', outcome: { status: 'completed', result: 'done' } })
     })
   }
+})
+
+describe('the agent from its code cache (the build\'s agent-cached.cjs, what Electron starts)', () => {
+  const cached = built['code-cache loader']
+
+  /** One agent run on `cacheDir`: a bash call that prints the cache variable as its commands see it, then done. */
+  async function runCached(cacheDir: string): Promise<void> {
+    const init = makeInit(project, [
+      { tool_calls: [{ name: 'bash', arguments: { command: 'echo "cache dir: ${ARBOR_AGENT_CODE_CACHE_DIR-unset}"' } }] },
+      { tool_calls: [{ name: 'attempt_completion', arguments: { result: 'done' } }] },
+    ])
+    init.sandbox = { mode: 'off', network: false, protected_paths: [] }
+    const env = { ...process.env, ARBOR_AGENT_CODE_CACHE_DIR: cacheDir }
+    const { messages, exited } = startAgent(init, (message, send) => message.type === 'ready' && send({ type: 'start', init }), cached, env)
+    expect(await exited).toBe(0)
+    const bash = messages.find((message) => message.type === 'event' && message.event_type === 'tool.result')
+    expect(bash).toMatchObject({ data: { ok: true, output: 'exit code: 0\ncache dir: unset' } })
+    expect(messages.at(-1)).toMatchObject({ type: 'done', outcome: { status: 'completed', result: 'done' } })
+  }
+
+  it.skipIf(!isBuilt(cached))(
+    `writes its cache on a first start, starts from it next, replaces a damaged one, and keeps its folder from commands${isBuilt(cached) ? '' : ' — skipped: run npm run build'}`,
+    async () => {
+      const cacheDir = join(project, '.code-cache')
+      await runCached(cacheDir)
+      const files = readdirSync(cacheDir)
+      expect(files).toEqual([expect.stringMatching(/^agent-[0-9a-f]{32}\.cache$/)])
+      const file = join(cacheDir, files[0]!)
+      const written = statSync(file)
+      expect(written.size).toBeGreaterThan(10_000)
+
+      // Accepted by V8, so not written again: a new cache would be a new file renamed over it.
+      await runCached(cacheDir)
+      expect(statSync(file).ino).toBe(written.ino)
+
+      writeFileSync(file, 'not a code cache')
+      const damaged = statSync(file).ino
+      await runCached(cacheDir)
+      const replaced = statSync(file)
+      expect(replaced.ino).not.toBe(damaged)
+      expect(replaced.size).toBeGreaterThan(10_000)
+      // No temporary file is left beside it.
+      expect(readdirSync(cacheDir)).toEqual(files)
+    },
+  )
 })
