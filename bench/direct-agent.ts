@@ -5,11 +5,14 @@
  * is warm, and the difference between the two is the process, not the supervisor. Both are
  * measured and printed; this one is what the supervisor's overhead is taken against.
  *
- * Forked by the bench with `--import tsx`: runs `steps` scripted `list_files` steps and a
+ * Bundled by the bench as the agent is (esbuild, minified, zod configured first) and forked with
+ * a bare `node`: runs `steps` scripted `list_files` steps and a
  * completion on `project`, with the scripted provider in process and every message parsed by the
  * tests' RecordingSupervisor, then sends the wall and CPU time per step from the end of the first
  * model call to the end, the window the supervised run is timed over.
  */
+// First, as in the agent's own entry: zod is configured before any schema is made.
+import '../src-main/core/agent/zod-config'
 import { performance } from 'node:perf_hooks'
 import { makeInit, noWait, runScripted } from '../src-main/core/agent/testing'
 import { createScriptedProvider } from '../src-main/core/providers/scripted'

@@ -3,7 +3,7 @@
  * with one `list_files` call, run by the real tool on a small project; a job is `steps` such
  * steps, then attempt_completion.
  *  - Direct (the floor): the agent loop (runAgent) without the supervisor, in a fresh process of
- *    its own as every agent has (bench/direct-agent.ts), its messages recorded and parsed by the
+ *    its own as every agent has, built as the agent is (bench/direct-agent.ts), its messages recorded and parsed by the
  *    tests' RecordingSupervisor, the scripted provider called in process.
  *  - Direct, warm: the same loop in this long-lived process, after a first run compiled it.
  *    Printed beside it: what a process that lives for one agent costs against code that is hot.
@@ -22,6 +22,7 @@
  * Run: node --import tsx bench/supervisor.ts [jobs] [steps per job]
  */
 import { fork } from 'node:child_process'
+import { build as esbuild } from 'esbuild'
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -32,7 +33,7 @@ import { ForkProcessHost } from '../src-main/core/supervisor/fork-host'
 import { listingScript, runDirect, type DirectRun } from './direct-agent'
 import { record } from './results'
 
-const jobs = Number(process.argv[2] ?? 8)
+const jobs = Number(process.argv[2] ?? 15)
 /** The general profile allows 50 steps; the completion is one of them. */
 const steps = Number(process.argv[3] ?? 40)
 const agentEntry = builtAgentEntry(resolve(import.meta.dirname, '../out/main'))
@@ -69,10 +70,26 @@ function processCpuMs(pid: number | undefined): number | null {
   }
 }
 
-/** The loop in a fresh process of its own (bench/direct-agent.ts). */
+/**
+ * bench/direct-agent.ts built as the agent is built (electron.vite.config.ts: one minified
+ * bundle), so the floor runs the same code the same way, from a bare `node`.
+ */
+const directBundle = join(dir, 'direct-agent.mjs')
+await esbuild({
+  entryPoints: [join(import.meta.dirname, 'direct-agent.ts')],
+  outfile: directBundle,
+  bundle: true,
+  minify: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'esm',
+  logLevel: 'warning',
+})
+
+/** The loop in a fresh process of its own. */
 function directFresh(): Promise<DirectRun> {
   return new Promise((resolve, reject) => {
-    const child = fork(join(import.meta.dirname, 'direct-agent.ts'), [project, String(steps)], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+    const child = fork(directBundle, [project, String(steps)], { execArgv: [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
     child.once('message', (run) => resolve(run as DirectRun))
     child.once('error', reject)
     child.once('exit', (code) => code !== 0 && reject(new Error(`bench/direct-agent.ts exited ${code}`)))
