@@ -1,6 +1,6 @@
 import { useStore, ViewportPortal, type ReactFlowState } from '@xyflow/react'
 import { memo } from 'react'
-import { layoutOptions } from './flow-elements'
+import { layoutOptions, zoomedOutBelow } from './flow-elements'
 import type { TreeLayout } from './layout'
 
 /** Bands reach far past the tree so they fill the pane at any pan and zoom. */
@@ -8,6 +8,13 @@ const reach = 100_000
 const inset = (layoutOptions.levelHeight - layoutOptions.nodeHeight) / 2
 /** A band drawn thinner than this, in screen pixels, has no room for its label (a big tree zoomed out). */
 const minLabelBand = 24
+/**
+ * Zoomed out, a band's dashed top border is solid. Its dashes are laid out in flow units over the
+ * band's visible width, so at the zoom that fits 10,000 agents the hundred bands held hundreds of
+ * thousands of dashes, each too small to see; rastering them held back the frame after the tree
+ * appeared by 250 to 450 ms.
+ */
+const dashedFrom = zoomedOutBelow
 
 const selectX = (state: ReactFlowState) => state.transform[0]
 const selectZoom = (state: ReactFlowState) => state.transform[2]
@@ -34,6 +41,7 @@ function DepthBandsView({ layout }: { layout: TreeLayout }) {
             transform: `translate(${left}px, ${top - inset}px)`,
             width: layout.maxX - layout.minX + reach * 2,
             height,
+            borderTopStyle: zoom < dashedFrom ? 'solid' : undefined,
           }}
         >
           {height * zoom >= minLabelBand && (
