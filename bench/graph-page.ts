@@ -69,8 +69,11 @@ export interface BenchPage {
   spawn(): Promise<SettleResult>
   update(kind: UpdateKind): Promise<UpdateResult>
   fps(durationMs: number, batchSize: number, everyMs: number): Promise<FpsResult>
-  /** The structured clone of the bench job's snapshot alone, the best of 3: the one task a select cannot split. */
-  snapshotCopyMs(): number
+  /**
+   * The structured clone of the bench job's snapshot alone, the best of 3; of its first `agents`
+   * agents when given (one getTree page, the copy a select now does per task).
+   */
+  snapshotCopyMs(agents?: number): number
 }
 
 interface PageElement {
@@ -190,6 +193,9 @@ export function installBenchPage(config: PageConfig): void {
   let seq = (config.agents + 1) * 10
   const snapshotSeq = seq
   const listeners = new Set<(notification: { kind: 'events'; events: PageEvent[] }) => void>()
+  type TreeInput = { job_id: string; limit?: number; page?: { snapshot: string; offset: number } }
+  const treeSnapshots = new Map<string, { agents: Agent[]; limit: number }>()
+  let snapshotCount = 0
   const notFound = (what: string) => Promise.reject(new Error(`${what} is not part of the graph bench`))
 
   page.arbor = {
@@ -199,11 +205,20 @@ export function installBenchPage(config: PageConfig): void {
     startJob: () => notFound('startJob'),
     // structuredClone stands in for the copy Electron's IPC makes of every reply, on the renderer's
     // main thread in a task of its own once the reply arrives (not inside the click that asked).
-    getTree: async ({ job_id }: { job_id: string }) => {
+    // Paged as the engine pages it (job-handlers.ts): the first call keeps the snapshot.
+    getTree: async ({ job_id, limit, page: next }: TreeInput) => {
       const job = jobs[job_id]
       if (!job) return notFound(`job ${job_id}`)
       await new Promise((resolve) => page.setTimeout(resolve, 0))
-      return page.structuredClone({ job, agents: agentsOf[job_id]!, last_seq: snapshotSeq, approvals: [] })
+      const id = next?.snapshot ?? `snapshot-${++snapshotCount}`
+      const snapshot = next ? treeSnapshots.get(id) : { agents: [...agentsOf[job_id]!], limit: limit ?? Infinity }
+      if (!snapshot) return notFound(`tree snapshot ${id}`)
+      const offset = next?.offset ?? 0
+      const end = offset + (limit ?? snapshot.limit)
+      if (end < snapshot.agents.length) treeSnapshots.set(id, snapshot)
+      else treeSnapshots.delete(id)
+      const more = end < snapshot.agents.length ? { snapshot: id, offset: end } : null
+      return page.structuredClone({ job, agents: snapshot.agents.slice(offset, end), last_seq: snapshotSeq, approvals: [], next: more })
     },
     getEvents: async () => ({ events: [] }),
     setSpawnPaused: async ({ paused }: { paused: boolean }) => ({ paused }),
@@ -369,11 +384,12 @@ export function installBenchPage(config: PageConfig): void {
       return { events: events.length, frameScriptMs: applied - frameStart, paintedMs: painted - started, twoFramesMs: twoFrames - started }
     },
 
-    snapshotCopyMs() {
+    snapshotCopyMs(agents) {
+      const copied = benchAgents.slice(0, agents)
       let best = Infinity
       for (let run = 0; run < 3; run++) {
         const started = now()
-        page.structuredClone({ job: jobs[config.benchJobId], agents: benchAgents, last_seq: snapshotSeq, approvals: [] })
+        page.structuredClone({ job: jobs[config.benchJobId], agents: copied, last_seq: snapshotSeq, approvals: [], next: null })
         best = Math.min(best, now() - started)
       }
       return best

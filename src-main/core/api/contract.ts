@@ -44,7 +44,18 @@ export const apiContract = {
     /** A job from the new-job form. */
     z.object({ kind: z.literal('agent'), job: newJobSchema }).strict(),
   ]),
-  getTree: z.object({ job_id: id }).strict(),
+  /**
+   * The job's tree as one snapshot. With `limit`, at most that many agents a reply: the first
+   * reply names the `next` page, and each later call passes it back as `page` to get the next
+   * agents of the same snapshot (same `last_seq`), until `next` is null.
+   */
+  getTree: z
+    .object({
+      job_id: id,
+      limit: z.number().int().min(1).max(5000).optional(),
+      page: z.object({ snapshot: id, offset: z.number().int().min(1) }).strict().optional(),
+    })
+    .strict(),
   getEvents: z
     .object({
       agent_id: id,
@@ -142,6 +153,12 @@ export type ApiInput<M extends ApiMethod> = z.infer<(typeof apiContract)[M]>
 export interface ProjectInfo {
   path: string
   name: string
+}
+
+/** A later page of a paged getTree snapshot: its agents from `offset` on. */
+export interface TreePage {
+  snapshot: string
+  offset: number
 }
 
 export interface PendingApproval {
@@ -246,8 +263,11 @@ export interface ApiOutputs {
   listJobs: { jobs: Job[]; waiting: Record<string, string[]> }
   /** `root_agent_id`: the new job's root, whose trace the UI opens at once (the main conversation). */
   startJob: { job_id: string; root_agent_id: string }
-  /** `last_seq`: the newest event the snapshot includes; apply live events after it. */
-  getTree: { job: Job; agents: AgentNode[]; last_seq: number; approvals: PendingApproval[] }
+  /**
+   * `last_seq`: the newest event the snapshot includes; apply live events after it. `next`: the
+   * page to ask for next (a paged snapshot's agents are not all in this reply), or null.
+   */
+  getTree: { job: Job; agents: AgentNode[]; last_seq: number; approvals: PendingApproval[]; next: TreePage | null }
   getEvents: { events: TraceEvent[] }
   getTimeline: { timeline: Timeline }
   getReplayEvents: { events: TraceEvent[] }

@@ -101,7 +101,7 @@ function validRequests(ids: { project: string; jobId: string; agentId: string })
       { kind: 'scripted', task: 'fuzz', spawn_paused: false, auto_approve: true, max_depth: 1, max_concurrent_children: 2 },
       { kind: 'agent', job: { ...defaultNewJob(), task: 'fuzz the form' } },
     ],
-    getTree: [{ job_id: jobId }],
+    getTree: [{ job_id: jobId }, { job_id: jobId, limit: 1 }, { job_id: jobId, limit: 10, page: { snapshot: 'snapshot-1', offset: 10 } }],
     getEvents: [{ agent_id: agentId, after_seq: 0, limit: 10 }],
     getTimeline: [{ job_id: jobId }],
     getReplayEvents: [{ job_id: jobId, after_seq: 0, limit: 10 }],

@@ -1,4 +1,5 @@
-import type { ApiHandlers, ApiInput } from '../api/contract'
+import { randomUUID } from 'node:crypto'
+import type { ApiHandlers, ApiInput, ApiOutputs, TreePage } from '../api/contract'
 import { ApiFailure, conflict, notFound } from '../api/errors'
 import { checkNewJob, jobSettingsOf, type FieldErrors, type KeyedProviderId } from '../api/job-form'
 import { demoJob, scriptedJob } from '../demo/demo-job'
@@ -33,6 +34,7 @@ export const exportFormats = { jsonl: jsonlFormat, otlp: otlpFormat } as const
 
 export function jobHandlers(context: EngineContext): JobHandlers {
   const { db, writer, supervisor } = context
+  const treeSnapshots = new TreeSnapshots()
   return {
     listJobs: async () => {
       const jobs = listJobs(db, context.project?.path)
@@ -49,15 +51,17 @@ export function jobHandlers(context: EngineContext): JobHandlers {
       writer.flush()
       return { job_id: jobId, root_agent_id: supervisor.rootAgentId(jobId) ?? '' }
     },
-    getTree: async ({ job_id }) => {
+    getTree: async ({ job_id, limit, page }) => {
+      if (page) return treeSnapshots.page(job_id, page, limit)
       writer.flush()
       // Synchronous from flush to the last read, so no batch commits in between.
-      return {
+      const snapshot = {
         job: requireJob(context, job_id),
         agents: getAgents(db, job_id),
         last_seq: lastSeq(db, job_id),
         approvals: supervisor.pendingApprovals(job_id).map((approval) => ({ ...approval, job_id })),
       }
+      return treeSnapshots.first(snapshot, limit)
     },
     getEvents: async ({ agent_id, after_seq, limit }) => {
       writer.flush()
@@ -97,6 +101,41 @@ export function jobHandlers(context: EngineContext): JobHandlers {
       return { path: target, lines }
     },
     importTrace: async ({ path: file }) => importTrace(context, file),
+  }
+}
+
+type TreeSnapshot = Omit<ApiOutputs['getTree'], 'next'>
+
+/**
+ * The snapshots of paged getTree calls still being read. A UI reads a big tree a page at a time
+ * so that no one reply costs it a long task to copy; the pages must still be one snapshot, taken
+ * at one `last_seq`, or an event committed between two pages would be in neither the snapshot
+ * nor the events after it. So the first call reads the whole tree, as an unpaged one does, and
+ * keeps it here until its last page is read; the few newest are kept, in case a UI gave up on
+ * one half way (it switched to another job).
+ */
+class TreeSnapshots {
+  private static readonly kept = 8
+  private readonly snapshots = new Map<string, { tree: TreeSnapshot; limit: number }>()
+
+  first(tree: TreeSnapshot, limit: number | undefined): ApiOutputs['getTree'] {
+    if (limit === undefined || tree.agents.length <= limit) return { ...tree, next: null }
+    const snapshot = randomUUID()
+    this.snapshots.set(snapshot, { tree, limit })
+    for (const old of this.snapshots.keys()) {
+      if (this.snapshots.size <= TreeSnapshots.kept) break
+      this.snapshots.delete(old)
+    }
+    return { ...tree, agents: tree.agents.slice(0, limit), next: { snapshot, offset: limit } }
+  }
+
+  page(jobId: string, { snapshot, offset }: TreePage, limit: number | undefined): ApiOutputs['getTree'] {
+    const kept = this.snapshots.get(snapshot)
+    if (!kept || kept.tree.job.id !== jobId) throw notFound(`tree snapshot ${snapshot} of job ${jobId}`)
+    const end = offset + (limit ?? kept.limit)
+    const last = end >= kept.tree.agents.length
+    if (last) this.snapshots.delete(snapshot)
+    return { ...kept.tree, agents: kept.tree.agents.slice(offset, end), next: last ? null : { snapshot, offset: end } }
   }
 }
 
