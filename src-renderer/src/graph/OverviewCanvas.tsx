@@ -38,6 +38,12 @@ const edgeColour = '#4b5563'
  * mount and tens of milliseconds per update even as boxes; the canvas redraws them all in a few
  * milliseconds, once per frame at most, when the view moves or a status changes. It does not
  * take pointer events: a click on the pane is hit-tested against the layout (GraphView).
+ *
+ * The boxes and lines are written straight into the pixels (one ImageData, put in one call):
+ * they are all axis-aligned rectangles, most a few pixels big. Drawn as canvas paths (an elbow
+ * per edge, a rectangle per box), the first frame of a 10,000-agent overview spent some 65 ms in
+ * the calls and 45 ms more rastering them; as pixels, the raster is gone and the calls are plain
+ * loops.
  */
 export function OverviewCanvas({ tree, layout }: { tree: TreeState; layout: TreeLayout }) {
   const canvas = useRef<HTMLCanvasElement>(null)
@@ -46,6 +52,7 @@ export function OverviewCanvas({ tree, layout }: { tree: TreeState; layout: Tree
   const height = useStore((state) => state.height)
   const agents = useArbor(selectAgents)
   const last = useRef<Drawn | null>(null)
+  const image = useRef<ImageData | null>(null)
 
   useEffect(() => {
     const frame = requestAnimationFrame(() => {
@@ -59,7 +66,9 @@ export function OverviewCanvas({ tree, layout }: { tree: TreeState; layout: Tree
       const ratio = window.devicePixelRatio || 1
       if (element.width !== Math.round(width * ratio)) element.width = Math.round(width * ratio)
       if (element.height !== Math.round(height * ratio)) element.height = Math.round(height * ratio)
-      const drawn = drawOverview(context, layout, tree, agents, transform, ratio)
+      if (image.current?.width !== element.width || image.current.height !== element.height) image.current = context.createImageData(element.width, element.height)
+      const drawn = drawOverview(image.current, layout, tree, agents, transform, ratio)
+      context.putImageData(image.current, 0, 0)
       element.dataset.jobId = tree.jobId ?? ''
       element.dataset.drawn = String(drawn)
     })
@@ -94,55 +103,77 @@ function sameStatuses(layout: TreeLayout, before: TreeState['agents'], after: Tr
   return true
 }
 
-/** Draws every node and edge of the layout; returns the nodes drawn. */
-function drawOverview(
-  context: CanvasRenderingContext2D,
-  layout: TreeLayout,
-  tree: TreeState,
-  agents: TreeState['agents'],
-  [x, y, zoom]: ReactFlowState['transform'],
-  ratio: number,
-): number {
-  const { nodeWidth, nodeHeight, levelHeight } = layoutOptions
-  context.setTransform(1, 0, 0, 1, 0, 0)
-  context.clearRect(0, 0, context.canvas.width, context.canvas.height)
-  context.setTransform(ratio * zoom, 0, 0, ratio * zoom, ratio * x, ratio * y)
+/** A colour as one pixel of an ImageData read as a 32-bit word: RGBA bytes, little-endian. */
+function pixelOf(hex: string): number {
+  const rgb = Number.parseInt(hex.slice(1), 16)
+  return ((0xff << 24) | ((rgb & 0xff) << 16) | (rgb & 0xff00) | (rgb >> 16)) >>> 0
+}
+const statusPixels = Object.fromEntries(Object.entries(agentStatusColor).map(([status, colour]) => [status, pixelOf(colour)])) as Record<AgentStatus, number>
+const fanOutPixel = pixelOf(fanOutColour)
+const edgePixel = pixelOf(edgeColour)
 
-  // Edges as elbows, as xyflow's smooth steps run: down from the parent, across, down into the child.
-  const elbow = (levelHeight - nodeHeight) / 2
-  context.beginPath()
-  for (const [id, position] of layout.positions) {
-    const parentId = isFanOutId(id) ? fanOutParent(id) : tree.agents[id]?.parent_id
-    const parent = parentId ? layout.positions.get(parentId) : undefined
-    if (!parent) continue
-    const fromX = parent.x + nodeWidth / 2
-    const toX = position.x + nodeWidth / 2
-    const turn = position.y - elbow
-    context.moveTo(fromX, parent.y + nodeHeight)
-    context.lineTo(fromX, turn)
-    context.lineTo(toX, turn)
-    context.lineTo(toX, position.y)
+type FillRect = (x: number, y: number, width: number, height: number, pixel: number) => void
+
+/** Draws every node and edge of the layout into `image`, at least a pixel each; returns the nodes drawn. */
+function drawOverview(image: ImageData, layout: TreeLayout, tree: TreeState, agents: TreeState['agents'], [x, y, zoom]: ReactFlowState['transform'], ratio: number): number {
+  const pixels = new Uint32Array(image.data.buffer)
+  pixels.fill(0)
+  const { width, height } = image
+  const scale = zoom * ratio
+  const fill: FillRect = (left, top, across, down, pixel) => {
+    const x0 = Math.round(left * scale + x * ratio)
+    const y0 = Math.round(top * scale + y * ratio)
+    const x1 = Math.min(width, Math.max(x0 + 1, Math.round((left + across) * scale + x * ratio)))
+    const y1 = Math.min(height, Math.max(y0 + 1, Math.round((top + down) * scale + y * ratio)))
+    const from = Math.max(0, x0)
+    // A plain loop: most spans are a few pixels, shorter than a call of TypedArray#fill costs.
+    for (let row = Math.max(0, y0); row < y1; row++) {
+      for (let index = row * width + from, end = row * width + x1; index < end; index++) pixels[index] = pixel
+    }
   }
-  context.strokeStyle = edgeColour
-  context.lineWidth = Math.max(2, 1 / zoom)
-  context.stroke()
-
-  // One path and one fill per colour: boxes grouped by status.
-  const byColour = new Map<string, { x: number; y: number }[]>()
+  fillEdges(layout, tree, Math.max(2, 1 / zoom), fill)
+  const { nodeWidth, nodeHeight } = layoutOptions
   for (const [id, position] of layout.positions) {
     const status: AgentStatus | undefined = agents[id]?.status
-    const colour = isFanOutId(id) ? fanOutColour : status ? agentStatusColor[status] : agentStatusColor.queued
-    let boxes = byColour.get(colour)
-    if (!boxes) byColour.set(colour, (boxes = []))
-    boxes.push(position)
-  }
-  for (const [colour, boxes] of byColour) {
-    context.beginPath()
-    for (const box of boxes) context.rect(box.x, box.y, nodeWidth, nodeHeight)
-    context.fillStyle = colour
-    context.fill()
+    fill(position.x, position.y, nodeWidth, nodeHeight, isFanOutId(id) ? fanOutPixel : statusPixels[status ?? 'queued'])
   }
   return layout.positions.size
+}
+
+/**
+ * The edges as xyflow's smooth steps run them (down from the parent, across at a turn above the
+ * child, down into it), as rectangles `width` thick: each parent's stem down to its lowest turn,
+ * one bar per turn across all the children turning there, one drop per child. The same lines as
+ * an elbow per child, a third as many shapes.
+ */
+function fillEdges(layout: TreeLayout, tree: TreeState, width: number, fill: FillRect): void {
+  const { nodeWidth, nodeHeight, levelHeight } = layoutOptions
+  const elbow = (levelHeight - nodeHeight) / 2
+  const half = width / 2
+  const parents = new Map<string, { x: number; bottom: number; turns: Map<number, { from: number; to: number }> }>()
+  for (const [id, position] of layout.positions) {
+    const parentId = isFanOutId(id) ? fanOutParent(id) : tree.agents[id]?.parent_id
+    const parentPosition = parentId ? layout.positions.get(parentId) : undefined
+    if (!parentId || !parentPosition) continue
+    const x = position.x + nodeWidth / 2
+    const turn = position.y - elbow
+    fill(x - half, turn - half, width, elbow + half, edgePixel)
+    let parent = parents.get(parentId)
+    if (!parent) parents.set(parentId, (parent = { x: parentPosition.x + nodeWidth / 2, bottom: parentPosition.y + nodeHeight, turns: new Map() }))
+    const bar = parent.turns.get(turn)
+    if (bar) {
+      bar.from = Math.min(bar.from, x)
+      bar.to = Math.max(bar.to, x)
+    } else parent.turns.set(turn, { from: Math.min(parent.x, x), to: Math.max(parent.x, x) })
+  }
+  for (const parent of parents.values()) {
+    let lowest = parent.bottom
+    for (const [turn, bar] of parent.turns) {
+      lowest = Math.max(lowest, turn)
+      fill(bar.from - half, turn - half, bar.to - bar.from + width, width, edgePixel)
+    }
+    fill(parent.x - half, parent.bottom, width, lowest - parent.bottom, edgePixel)
+  }
 }
 
 /** The node under a point of the flow, from the layout: what a click on the overview hits. */
