@@ -6,8 +6,9 @@
  * changes every agent until two frames have painted, (3) frames per second while 200 events
  * arrive every 100 ms, (4) one agent spawning until the graph has settled again; each as a ratio
  * to the 20-agent run of the same invocation; and the structured clone of the job's snapshot
- * alone (what IPC costs the renderer's main thread in one task, which no select can split). Then a
- * root with 500 children (a grouped fan-out): selecting it until settled.
+ * alone (what IPC would cost the renderer's main thread in one task), whole and of one getTree
+ * page (what it costs per task, as the renderer reads a tree). Then a root with 500 children (a
+ * grouped fan-out): selecting it until settled.
  * Needs the build (npm run build). Run: node --import tsx bench/graph.ts [agents]
  */
 import type { AddressInfo } from 'node:net'
@@ -17,6 +18,7 @@ import { installBenchPage, type BenchPage, type FpsResult, type PageConfig, type
 import { requireRendererAndChromium, serveRenderer } from './renderer-server'
 import { record } from './results'
 import { fanOutThreshold } from '../src-renderer/src/graph/fan-out'
+import { treePageSize } from '../src-renderer/src/store/tree-state'
 
 const largest = Number(process.argv[2] ?? 10_000)
 const sizes = [...new Set([20, 200, 2000, largest])].sort((a, b) => a - b)
@@ -38,6 +40,7 @@ interface SizeResult {
   agentEnd: UpdateResult
   fps: FpsResult
   copyMs: number
+  pageCopyMs: number
 }
 
 type BenchGlobals = { __bench: BenchPage }
@@ -47,7 +50,7 @@ const bench = (page: Page) => ({
     page.evaluate(([id, idPrefix]) => (globalThis as unknown as BenchGlobals).__bench.select(id, idPrefix), [jobId, prefix] as const),
   update: (kind: UpdateKind) =>
     page.evaluate((type) => (globalThis as unknown as BenchGlobals).__bench.update(type), kind),
-  copyMs: () => page.evaluate(() => (globalThis as unknown as BenchGlobals).__bench.snapshotCopyMs()),
+  copyMs: (agents?: number) => page.evaluate((count) => (globalThis as unknown as BenchGlobals).__bench.snapshotCopyMs(count), agents),
   fps: () =>
     page.evaluate(
       ({ durationMs, batchSize, everyMs }) => (globalThis as unknown as BenchGlobals).__bench.fps(durationMs, batchSize, everyMs),
@@ -104,6 +107,7 @@ function measure(browser: Browser, url: string, agents: number): Promise<SizeRes
   return withBenchPage(browser, url, config, async (run, page) => {
     const select = await selectRepeatedly(run, page, config, String(agents))
     const copyMs = await run.copyMs()
+    const pageCopyMs = await run.copyMs(treePageSize)
     const toolCalls: UpdateResult[] = []
     for (let index = 0; index < repeats; index++) {
       toolCalls.push(await run.update('tool.call'))
@@ -126,6 +130,7 @@ function measure(browser: Browser, url: string, agents: number): Promise<SizeRes
       spawn: median(spawns, (result) => result.settledMs),
       fps,
       copyMs,
+      pageCopyMs,
     }
   })
 }
@@ -170,6 +175,9 @@ function recordFigures(results: SizeResult[], fanOut: SettleResult): void {
   }
   for (const result of results.slice(1)) {
     record({ name: `graph.snapshot_copy.${result.agents}`, value: result.copyMs, unit: 'ms', baseline: base.copyMs })
+    if (result.agents > treePageSize) {
+      record({ name: `graph.snapshot_page_copy.${result.agents}`, value: result.pageCopyMs, unit: 'ms', baseline: base.copyMs })
+    }
   }
   record({ name: `graph.fan_out_${fanOutChildren}.select_settled`, value: fanOut.settledMs, unit: 'ms', baseline: base.select.settledMs })
   record({ name: `graph.fan_out_${fanOutChildren}.select_longest_frame`, value: fanOut.worstFrameMs, unit: 'ms', baseline: base.select.worstFrameMs, goal: { atMost: frameGoalMs, on: 'value' } })
@@ -186,6 +194,7 @@ function report(results: SizeResult[], browserVersion: string): void {
     ['  longest frame', (r) => ms(r.select.worstFrameMs, base.select.worstFrameMs)],
     ['  nodes drawn: peak, settled', (r) => count(r.select.peakNodes, r.select.nodes)],
     ['  snapshot copy alone (IPC stand-in)', (r) => ms(r.copyMs, base.copyMs)],
+    [`  one page of it (${treePageSize} agents)`, (r) => ms(r.pageCopyMs, base.copyMs)],
     ['tool.call per agent -> 2 frames', (r) => ms(r.toolCall.twoFramesMs, base.toolCall.twoFramesMs)],
     ['  rAF script of the applying frame', (r) => ms(r.toolCall.frameScriptMs, base.toolCall.frameScriptMs)],
     ['agent.end per agent -> 2 frames', (r) => ms(r.agentEnd.twoFramesMs, base.agentEnd.twoFramesMs)],
