@@ -94,6 +94,46 @@ describe('WarmPool', () => {
     await pool.close()
   })
 
+  it('forks a replacement only once this thread is quiet, or after a second at most', async () => {
+    let forks = 0
+    const counting: ProcessHost = { spawn: (options) => (forks++, host.spawn(options)) }
+    const pool = new WarmPool(counting, 1)
+    pool.spawn({ agentId: 'agent_0' }).kill(true)
+    await until(() => pool.waiting.length === 1)
+    const taken = pool.spawn({ agentId: 'agent_1' })
+    const heard = listen(taken)
+    taken.send({ agent: 'agent_1' } as never)
+    await until(() => heard.messages.some((message) => message.type === 'started'))
+    // Under way, so a replacement is due; this thread is kept busy (as by agents' steps): none yet.
+    const forked = forks
+    const busyUntil = Date.now() + 400
+    while (Date.now() < busyUntil) {
+      const spin = Date.now() + 15
+      while (Date.now() < spin);
+      await new Promise((resolve) => setImmediate(resolve))
+    }
+    expect(forks).toBe(forked)
+    // Quiet again: it comes within a few checks.
+    const quietFrom = Date.now()
+    await until(() => pool.waiting.length === 1)
+    expect(Date.now() - quietFrom).toBeLessThan(500)
+    expect(forks).toBe(forked + 1)
+
+    // Busy for good: it comes anyway, a second after it was due.
+    const second = pool.spawn({ agentId: 'agent_2' })
+    second.kill(true)
+    const due = Date.now()
+    while (pool.waiting.length === 0 && Date.now() - due < 3000) {
+      const spin = Date.now() + 15
+      while (Date.now() < spin);
+      await new Promise((resolve) => setImmediate(resolve))
+    }
+    expect(pool.waiting).toHaveLength(1)
+    expect(Date.now() - due).toBeGreaterThanOrEqual(900)
+    taken.kill(true)
+    await pool.close()
+  })
+
   it('replaces a pooled process that is killed while it waits', async () => {
     const pool = new WarmPool(host, 2)
     pool.spawn({ agentId: 'agent_0' }).kill(true)
@@ -157,8 +197,12 @@ describe('an engine with a warm pool', () => {
     const labels = ['a', 'b', 'c', 'd', 'e']
     const completion = (result: string) => ({ tool_calls: [{ name: 'attempt_completion', arguments: { result } }] })
     const script = {
-      // One child at a time, so later children find the pool filled.
-      root: [...labels.map((description) => ({ tool_calls: [{ name: 'task', arguments: { description, subagent_type: 'worker', prompt: 'read the readme' } }] })), completion('all done')],
+      // One child at a time, each after the root thinks a little as a model would (the pool
+      // refills at a quiet moment), so later children find the pool filled.
+      root: [
+        ...labels.map((description) => ({ delay_ms: 150, tool_calls: [{ name: 'task', arguments: { description, subagent_type: 'worker', prompt: 'read the readme' } }] })),
+        completion('all done'),
+      ],
       children: Object.fromEntries(labels.map((label) => [label, [{ tool_calls: [{ name: 'read_file', arguments: { path: 'README.md' } }] }, completion(`child ${label} done`)]])),
     }
     const jobId = engine.supervisor.startJob({ project, task: 'fan out', settings: defaultSettings({ script }) })

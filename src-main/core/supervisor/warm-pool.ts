@@ -1,13 +1,19 @@
 import type { ToAgent } from '../protocol/messages'
+import { performance } from 'node:perf_hooks'
 import type { AgentProcess, ProcessHost } from './process-host'
+
+/** How often the pool looks for a quiet moment to refill in, and what counts as quiet (see refillSoon). */
+const quietCheckMs = 25
+const quietUtilization = 0.25
+const maxRefillDelayMs = 1000
 
 /**
  * Agent processes started ahead, so a granted `task` does not wait for a process to load.
  *
  * Each pooled process serves exactly one agent and is never given back: an agent's process holds
  * its history, the commands it started and what they left in its environment, so isolation is
- * per process. Taking one starts its replacement (once the agent is under way); one that dies
- * while it waits is replaced too.
+ * per process. Taking one starts its replacement (once the agent is under way, at a quiet moment);
+ * one that dies while it waits is replaced too.
  * The pool fills on the first request, not when it is made, so an engine that runs no job (an
  * export, an import) starts no process. Pooled processes come from the same host as the others,
  * with the same environment and process group rules; only their `agentId` is a pool label,
@@ -16,6 +22,7 @@ import type { AgentProcess, ProcessHost } from './process-host'
 export class WarmPool implements ProcessHost {
   private readonly idle: PooledProcess[] = []
   private filling = false
+  private refillTimer: NodeJS.Timeout | null = null
   private closed = false
   private started = 0
 
@@ -47,18 +54,37 @@ export class WarmPool implements ProcessHost {
   /** Ends every waiting process and starts no more; resolves once they are gone. */
   async close(): Promise<void> {
     this.closed = true
+    if (this.refillTimer) clearTimeout(this.refillTimer)
     const ending = this.idle.splice(0).map((pooled) => pooled.end())
     await Promise.all(ending)
   }
 
-  /** After the caller has its process: a fork costs the main thread a few ms it should not wait for. */
+  /**
+   * Refills at the next quiet moment: a fork stalls this thread for several ms (more the larger
+   * this process is: 6 ms at 170 MB here), and the new process takes a core for a tenth of a
+   * second. Forked while agents are busy, those come out of their steps (a third of a ms a step in
+   * bench/supervisor.ts); while they wait on a model, as they mostly do, nobody pays for them. So
+   * the pool waits until this thread was busy less than a quarter of the last `quietCheckMs`, or
+   * `maxRefillDelayMs` at most.
+   */
   private refillSoon(): void {
-    if (this.filling) return
+    if (this.filling || this.closed) return
     this.filling = true
-    setImmediate(() => {
+    let since = performance.eventLoopUtilization()
+    let waited = 0
+    const check = (): void => {
+      const busy = performance.eventLoopUtilization(since).utilization
+      since = performance.eventLoopUtilization()
+      waited += quietCheckMs
+      if (busy > quietUtilization && waited < maxRefillDelayMs) {
+        this.refillTimer = setTimeout(check, quietCheckMs)
+        return
+      }
+      this.refillTimer = null
       this.filling = false
       this.fill()
-    })
+    }
+    this.refillTimer = setTimeout(check, quietCheckMs)
   }
 
   private fill(): void {
