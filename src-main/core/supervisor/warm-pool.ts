@@ -1,5 +1,5 @@
-import type { ToAgent } from '../protocol/messages'
 import { performance } from 'node:perf_hooks'
+import type { ToAgent } from '../protocol/messages'
 import type { AgentProcess, ProcessHost } from './process-host'
 
 /** How often the pool looks for a quiet moment to refill in, and what counts as quiet (see refillSoon). */
@@ -21,7 +21,7 @@ const maxRefillDelayMs = 1000
  */
 export class WarmPool implements ProcessHost {
   private readonly idle: PooledProcess[] = []
-  private filling = false
+  /** Set while a refill waits for its quiet moment. */
   private refillTimer: NodeJS.Timeout | null = null
   private closed = false
   private started = 0
@@ -68,8 +68,7 @@ export class WarmPool implements ProcessHost {
    * `maxRefillDelayMs` at most.
    */
   private refillSoon(): void {
-    if (this.filling || this.closed) return
-    this.filling = true
+    if (this.refillTimer || this.closed) return
     let since = performance.eventLoopUtilization()
     let waited = 0
     const check = (): void => {
@@ -81,7 +80,6 @@ export class WarmPool implements ProcessHost {
         return
       }
       this.refillTimer = null
-      this.filling = false
       this.fill()
     }
     this.refillTimer = setTimeout(check, quietCheckMs)
