@@ -3,16 +3,17 @@
  * with one `list_files` call, run by the real tool on a small project; a job is `steps` such
  * steps, then attempt_completion.
  *  - Direct (the floor): the agent loop (runAgent) without the supervisor, in a fresh process of
- *    its own as every agent has, built as the agent is (bench/direct-agent.ts), its messages recorded and parsed by the
- *    tests' RecordingSupervisor, the scripted provider called in process.
+ *    its own as every agent has, built as the agent is (bench/direct-agent.ts), its messages
+ *    recorded and parsed by the tests' RecordingSupervisor, the scripted provider called in
+ *    process.
  *  - Direct, warm: the same loop in this long-lived process, after a first run compiled it.
  *    Printed beside it: what a process that lives for one agent costs against code that is hot.
  *  - Supervised: the real engine (store, writer, supervisor) and one real agent process, started
  *    as the CLI starts it (builtAgentEntry: from the build's startup snapshot for this Node, else
  *    out/main/agent.js): each model call travels to the supervisor over IPC, is answered there,
- *    and every event is checked, stored and projected. The warm pool's replacement for the taken
- *    process starts at the agent's first message, so its fork and its start fall inside, as they
- *    do in a real job.
+ *    and every event is checked, stored and projected. The warm pool replaces the taken process
+ *    at its next quiet moment, as in a real job: here, where steps come back to back, that is
+ *    mostly after the job (supervisor/warm-pool.ts).
  * Each is timed from the end of the first model call (for the supervised run, its first stored
  * `llm.call`) to the end, per step, so process start is left out of all three. The figure is
  * (supervised − direct) per step, in ms. Beside it, the CPU a step costs (Linux): each direct
@@ -22,11 +23,11 @@
  * Run: node --import tsx bench/supervisor.ts [jobs] [steps per job]
  */
 import { fork } from 'node:child_process'
-import { build as esbuild } from 'esbuild'
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { performance } from 'node:perf_hooks'
+import { build as esbuild } from 'esbuild'
 import { builtAgentEntry } from '../src-main/cli/agent-entry'
 import { createEngine, defaultSettings } from '../src-main/core/engine'
 import { ForkProcessHost } from '../src-main/core/supervisor/fork-host'
