@@ -1,8 +1,9 @@
 /**
- * Export benchmark. Speed: exportJobJsonl of a 100k-event job against the floor of any export,
- * a bare loop that iterates the same rows with one better-sqlite3 statement, SQLite building each
- * line (traceEventLineSql: half the CPU of building it in JS with traceEventLine), and writes
- * them to a file in 64 KiB writes; best CPU time of `rounds` runs each, in turn.
+ * Export benchmark. Speed: exportJobJsonl of a 100k-event job against a bare iterate-and-write,
+ * one better-sqlite3 statement iterating the same rows, SQLite building each line
+ * (traceEventLineSql: half the CPU of building it in JS with traceEventLine), written to a file in
+ * 64 KiB writes; best CPU time of `rounds` runs each, in turn. The export does less than that
+ * loop: SQLite joins a chunk of lines and hands them over as bytes (export.ts, writeJoined).
  * Memory: peak RSS of a process that only opens the database and exports it, at 100k and at 1M
  * events, each size in its own child process so the figure is that export's alone.
  * Run: node --import tsx bench/export.ts [rounds]

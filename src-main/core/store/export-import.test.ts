@@ -100,13 +100,56 @@ describe('export and import', () => {
         writer.flush()
       }
     })
-    const lines = await exportJobJsonl(db, jobId, slow, { now: exportedAt, chunkRows: 500 })
+    const lines = await exportJobJsonl(db, jobId, slow, { now: exportedAt, chunkRows: 100 })
     expect(drains).toBeGreaterThan(10)
     expect(lines).toBe(1 + 18 + 3000) // events committed after the export began are not in it
     // The export hands its last lines to the stream; they reach `write` once the stream drains.
     await new Promise((resolve) => slow.end(resolve))
     const parsed = parseTrace(chunks.join(''))
     expect(parsed.events).toHaveLength(lines - 1)
+    db.close()
+  })
+
+  it('writes every event of its job once, in seq order, across chunks of changing size', async () => {
+    const { db, writer } = storedJob()
+    writer.createJob({ ...sampleJob(), id: 'job-other' })
+    const template = sampleJobEvents()[2]!
+    const otherEvent = db.prepare("INSERT INTO events (job_id, agent_id, parent_id, depth, type, ts, data) VALUES ('job-other', NULL, NULL, NULL, 'message', ?, ?)")
+    // Short and long events of two jobs interleaved, so chunks grow, shrink and skip the other job's rows.
+    for (let index = 0; index < 1500; index++) {
+      const content = index % 300 < 150 ? `short ${index}` : `long ${index} ${'x'.repeat(20_000)}`
+      writer.append(newEvent('message', template, { role: 'user', content }))
+      writer.flush()
+      otherEvent.run(template.ts, JSON.stringify({ role: 'user', content: `other ${index}` }))
+    }
+    const file = join(tempDir(), 'interleaved.jsonl')
+    const lines = await exportJobJsonl(db, jobId, file, { now: exportedAt })
+    const rows = db
+      .prepare<[string], EventRow>('SELECT seq, job_id, agent_id, parent_id, depth, type, ts, data FROM events WHERE job_id = ? ORDER BY seq')
+      .all(jobId)
+    expect(lines).toBe(1 + 18 + 1500)
+    expect(readFileSync(file, 'utf8').split('\n').slice(1).join('\n')).toBe(rows.map(traceEventLine).join(''))
+    db.close()
+  })
+
+  it('hands a stream chunks near 512 KiB however long the events are', async () => {
+    const { db, writer } = storedJob()
+    const template = sampleJobEvents()[2]!
+    for (let index = 0; index < 400; index++) writer.append(newEvent('message', template, { role: 'user', content: `${index} ${'y'.repeat(50_000)}` }))
+    writer.flush()
+    const sizes: number[] = []
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        sizes.push(chunk.length)
+        done()
+      },
+    })
+    await exportJobJsonl(db, jobId, sink, { now: exportedAt })
+    // The header, then a first chunk of 64 rows read before any size is known, then chunks sized from the last.
+    const later = sizes.slice(2)
+    expect(sizes.reduce((sum, size) => sum + size, 0)).toBeGreaterThan(400 * 50_000)
+    expect(later.length).toBeGreaterThan(20)
+    expect(Math.max(...later)).toBeLessThanOrEqual(1024 * 1024)
     db.close()
   })
 
