@@ -1,7 +1,7 @@
 import type { Statement } from 'better-sqlite3'
 import type { TraceEvent } from '../trace/events'
 import type { AgentNode } from '../trace/model'
-import { changesJob, createsAgent, reduceAgents, reduceJob, updateAgent } from '../trace/projection'
+import { agentProgressKeys, changesJob, createsAgent, reduceAgents, reduceJob, updateAgent } from '../trace/projection'
 import type { SqliteDatabase } from './database'
 import {
   agentColumns,
@@ -27,7 +27,7 @@ const maxCachedAgents = 20_000
  * Applies the pure reducers of trace/projection.ts to the agents and jobs tables, one batch at
  * a time, inside the writer's transaction. Rows a batch touches are read once and kept here,
  * so many events for one agent cost one read; each changed row is written once, at the end of
- * the batch. The batch works on its own copy of each agent it touches and folds the events into
+ * the batch: whole if an event that creates agents touched it, else only its progress columns. The batch works on its own copy of each agent it touches and folds the events into
  * it in place (trace/projection.ts updateAgent), so an event costs no new node; the result is
  * what reduceAgents gives event by event. Of a job only its progress (rows.ts JobProgress) is
  * read and written: the columns its events change. `committed()` keeps the batch's agents as
@@ -43,11 +43,15 @@ export class BatchProjector {
   private readonly committedAgents = new Map<string, AgentNode>()
   /** Changed agents, in the order they were first changed, with the seq of that event. */
   private readonly changedAgents = new Map<string, number>()
+  /** Changed agents whose whole row is written: an event that creates agents touched them (it may add the row). */
+  private readonly reshapedAgents = new Set<string>()
   private readonly jobs = new Map<string, JobProgress | undefined>()
   private readonly changedJobs = new Set<string>()
   private readonly selectAgent: Statement<[string], AgentRow>
   /** Bound by position: binding 21 named parameters from an object cost more than the upsert itself. */
   private readonly upsertAgent: Statement<unknown[]>
+  /** An agent only updateAgent changed: its 8 progress columns of 21, at half the upsert's CPU. */
+  private readonly updateAgentProgress: Statement<unknown[]>
   private readonly selectJob: Statement<[string], JobProgressRow>
   private readonly updateJob: Statement<[JobProgressRow]>
 
@@ -57,6 +61,7 @@ export class BatchProjector {
       `INSERT INTO agents (${agentColumns}, created_seq) VALUES (${agentNames.map(() => '?').join(', ')}, ?)
        ON CONFLICT (id) DO UPDATE SET ${mutableAgentColumns.map((name) => `${name} = excluded.${name}`).join(', ')}`,
     )
+    this.updateAgentProgress = db.prepare(`UPDATE agents SET ${agentProgressKeys.map((name) => `${name} = ?`).join(', ')} WHERE id = ?`)
     this.selectJob = db.prepare(`SELECT ${jobProgressColumns} FROM jobs WHERE id = ?`)
     this.updateJob = db.prepare(
       `UPDATE jobs SET ${mutableJobColumns.map((name) => `${name} = @${name}`).join(', ')} WHERE id = @id`,
@@ -73,6 +78,7 @@ export class BatchProjector {
     } else {
       for (const node of reduceAgents(event, this.getAgent)) {
         this.agents.set(node.id, node)
+        this.reshapedAgents.add(node.id)
         if (!this.changedAgents.has(node.id)) this.changedAgents.set(node.id, event.seq)
       }
     }
@@ -91,7 +97,8 @@ export class BatchProjector {
       const node = this.agents.get(id)
       if (!node) continue
       const row = agentToRow(node)
-      this.upsertAgent.run(...agentNames.map((name) => row[name]), firstSeq)
+      if (this.reshapedAgents.has(id)) this.upsertAgent.run(...agentNames.map((name) => row[name]), firstSeq)
+      else this.updateAgentProgress.run(...agentProgressKeys.map((name) => row[name]), id)
     }
     for (const id of this.changedJobs) {
       const job = this.jobs.get(id)
@@ -111,6 +118,7 @@ export class BatchProjector {
   reset(): void {
     this.agents.clear()
     this.changedAgents.clear()
+    this.reshapedAgents.clear()
     this.jobs.clear()
     this.changedJobs.clear()
   }

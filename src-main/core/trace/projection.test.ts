@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { eventTypes, type TraceEvent } from './events'
-import type { JobProgress } from './model'
-import { changesJob, reduceJob } from './projection'
+import type { AgentNode, JobProgress } from './model'
+import { agentProgressKeys, changesJob, createsAgent, reduceJob, updateAgent } from './projection'
 import { emptyUsage } from './usage'
 
 const job: JobProgress = { id: 'job_1', status: 'running', ended_at: null, auto_approve: false, spawn_paused: false, usage: emptyUsage(), cost_usd: null }
@@ -31,5 +31,61 @@ describe('changesJob', () => {
 
   it('says yes to a job.end and a control only', () => {
     expect(eventTypes.filter((type) => changesJob(eventOf(type, {}))).sort()).toEqual(['control', 'job.end'])
+  })
+})
+
+describe('updateAgent', () => {
+  // The store writes only agentProgressKeys of an agent no event of the batch created.
+  it('changes no field outside agentProgressKeys, for any event type', () => {
+    const node: AgentNode = {
+      id: 'agent_1',
+      job_id: job.id,
+      parent_id: null,
+      depth: 0,
+      label: 'root',
+      profile: 'general',
+      model: 'model-a',
+      task: 'a task',
+      status: 'running',
+      terminal_reason: null,
+      current_tool: null,
+      steps: 3,
+      max_steps: 10,
+      total_token_budget: 1000,
+      usage: emptyUsage(),
+      cost_usd: null,
+      created_at: '2026-12-01T09:00:00.000Z',
+      started_at: '2026-12-01T09:00:01.000Z',
+      ended_at: null,
+      last_event_at: '2026-12-01T09:00:02.000Z',
+    }
+    // Data with every field an event of any type could carry into a node, set to a new value.
+    const data: Record<string, unknown> = {
+      status: 'failed',
+      terminal_reason: 'error',
+      usage: { ...emptyUsage(), output_tokens: 7 },
+      cost_usd: 0.25,
+      steps: 9,
+      name: 'bash',
+      label: 'changed',
+      profile: 'explore',
+      model: 'model-b',
+      task: 'another task',
+      max_steps: 99,
+      total_token_budget: 5,
+      parent_id: 'agent_0',
+      depth: 4,
+    }
+    const changed = new Set<string>()
+    for (const type of eventTypes) {
+      const event = eventOf(type, data)
+      if (createsAgent(event)) continue
+      for (const status of ['running', 'waiting_approval'] as const) {
+        const copy = { ...node, status }
+        updateAgent(copy, event)
+        for (const key of Object.keys(node) as (keyof AgentNode)[]) if (copy[key] !== (key === 'status' ? status : node[key])) changed.add(key)
+      }
+    }
+    expect([...changed].sort()).toEqual([...agentProgressKeys].sort())
   })
 })

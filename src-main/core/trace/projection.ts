@@ -65,6 +65,18 @@ export function reduceAgents(event: TraceEvent, get: (id: string) => AgentNode |
 export const createsAgent = (event: TraceEvent): boolean =>
   event.type === 'agent.start' || event.type === 'subagent.held' || event.type === 'subagent.queued'
 
+/** The fields updateAgent may change (a test holds it to that): of an agent it alone changed, the store writes only these. */
+export const agentProgressKeys = [
+  'status',
+  'terminal_reason',
+  'current_tool',
+  'steps',
+  'usage',
+  'cost_usd',
+  'ended_at',
+  'last_event_at',
+] as const satisfies readonly (keyof AgentNode)[]
+
 /**
  * What reduceAgents does to the event's own agent for an event that does not create one
  * (createsAgent false), done IN PLACE on `node`: the store's writer folds a batch of events into
