@@ -1,14 +1,16 @@
 /**
  * Store benchmark: events/second of (a) a bare better-sqlite3 insert loop (baseline), (b) the
  * TraceWriter with its projections, (b') the same for a job whose settings carry the load job's
- * 1.6 MB script (a batch must not cost more for it); each as a ratio to (a). Then import: (d) a
+ * 1.6 MB script (a batch must not cost more for it); each as a ratio to (a). (c) is (a)
+ * committing every 1,000 rows, as the writer does, and the WAL pages each writes (a
+ * deterministic count): that shows what committing in batches costs apart from our own work. Then import: (d) a
  * bare loop that reads an exported file, parses each line and inserts it (the floor of any
  * import), and (e) importTraceFile, which also validates every line and projects the tree, as a
  * ratio to (d). The machine is shared and noisy, so (a), (b) and (b') run in turn `rounds` times,
  * each into a new database, and the best time of each counts. Export is bench/export.ts.
  * Run: node --import tsx bench/store.ts [events] [rounds]
  */
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
@@ -74,6 +76,24 @@ function makeEvents(count: number): NewTraceEvent[] {
   return events
 }
 
+/** The bare loop: a prepared INSERT of each event's row, committing every `batch` rows (Infinity: one transaction). */
+function bareInsert(db: SqliteDatabase, events: NewTraceEvent[], batch: number): void {
+  const insert = db.prepare('INSERT INTO events (job_id, agent_id, parent_id, depth, type, ts, data) VALUES (?, ?, ?, ?, ?, ?, ?)')
+  const commit = db.transaction((from: number, to: number) => {
+    for (let index = from; index < to; index++) {
+      const event = events[index]!
+      insert.run(event.job_id, event.agent_id, event.parent_id, event.depth, event.type, event.ts, JSON.stringify(event.data))
+    }
+  })
+  for (let from = 0; from < events.length; from += batch) commit(from, Math.min(events.length, from + batch))
+}
+
+/** Pages a write left in the WAL of `db`, opened with checkpoints off so none were moved out. */
+function walPages(db: SqliteDatabase): number {
+  const pageSize = db.pragma('page_size', { simple: true }) as number
+  return (statSync(`${db.name}-wal`).size - 32) / (pageSize + 24)
+}
+
 /** Appends every event to a new writer for `target` (batches of 1000 committed with projections), then flushes. */
 function writeAll(db: SqliteDatabase, target: Job, events: NewTraceEvent[]): { cpuMs: number; commits: number } {
   const writer = new TraceWriter(db)
@@ -108,20 +128,22 @@ async function main(): Promise<void> {
     const scriptedSettings = loadJobSettings(defaultLoadShape)
     let files = 0
     const newDatabase = () => openDatabase(join(dir, `round-${files++}.db`))
-    const best = { bare: Infinity, writer: Infinity, scripted: Infinity }
+    const best = { bare: Infinity, batched: Infinity, writer: Infinity, scripted: Infinity }
     let commits = 0
+    const bareDatabase = () => {
+      const db = newDatabase()
+      new TraceWriter(db).createJob(job)
+      return db
+    }
     for (let round = 0; round < rounds; round++) {
       // (a) baseline: the same rows, prepared INSERT in one transaction, same schema and pragmas.
-      const bare = newDatabase()
-      new TraceWriter(bare).createJob(job)
-      const insert = bare.prepare('INSERT INTO events (job_id, agent_id, parent_id, depth, type, ts, data) VALUES (?, ?, ?, ?, ?, ?, ?)')
-      const baseline = time(() =>
-        bare.transaction(() => {
-          for (const event of events) insert.run(event.job_id, event.agent_id, event.parent_id, event.depth, event.type, event.ts, JSON.stringify(event.data))
-        })(),
-      )
+      const bare = bareDatabase()
+      best.bare = Math.min(best.bare, time(() => bareInsert(bare, events, Infinity)).cpuMs)
       bare.close()
-      best.bare = Math.min(best.bare, baseline.cpuMs)
+      // (c) the same, committing every 1,000 rows.
+      const batched = bareDatabase()
+      best.batched = Math.min(best.batched, time(() => bareInsert(batched, events, 1000)).cpuMs)
+      batched.close()
 
       // (b) the writer; (b') the writer for a job with the load job's script in its settings.
       const db = newDatabase()
@@ -133,6 +155,23 @@ async function main(): Promise<void> {
       best.scripted = Math.min(best.scripted, writeAll(scripted, { ...job, settings: scriptedSettings }, events).cpuMs)
       scripted.close()
     }
+
+    // WAL pages written by (a), (c) and (b), checkpoints off.
+    const pages = (write: (db: SqliteDatabase) => void): number => {
+      const db = bareDatabase()
+      db.pragma('wal_autocheckpoint = 0')
+      write(db)
+      const count = walPages(db)
+      db.close()
+      return count
+    }
+    const walOneTransaction = pages((db) => bareInsert(db, events, Infinity))
+    const walBatched = pages((db) => bareInsert(db, events, 1000))
+    const walWriter = pages((db) => {
+      const writer = new TraceWriter(db)
+      for (const event of events) writer.append(event)
+      writer.flush()
+    })
 
     // A file to import: the writer's job, exported.
     const source = newDatabase()
@@ -175,6 +214,11 @@ async function main(): Promise<void> {
       baseline: baseRate,
       goal: { atLeast: 0.9 },
     })
+    console.log('(c): (a) committing every 1,000 rows, as the writer does; WAL pages written, checkpoints off')
+    record({ name: 'store.bare_insert_commit_per_1000', value: rate(events.length, best.batched), unit: 'events/cpu-s', baseline: baseRate })
+    record({ name: 'store.writer_vs_same_commits', value: rate(events.length, best.writer), unit: 'events/cpu-s', baseline: rate(events.length, best.batched) })
+    record({ name: 'store.wal_pages.commit_per_1000', value: walBatched, unit: 'pages', baseline: walOneTransaction })
+    record({ name: 'store.wal_pages.writer', value: walWriter, unit: 'pages', baseline: walOneTransaction })
     const importFloorRate = rate(lines - 1, bareImport.cpuMs)
     console.log('baseline (d): read the exported file, JSON.parse each line, insert it, 1 transaction')
     record({ name: 'store.import', value: rate(imported.value.events, imported.cpuMs), unit: 'events/cpu-s', baseline: importFloorRate })
