@@ -1,11 +1,12 @@
 import { spawnSync } from 'node:child_process'
-import { rmSync } from 'node:fs'
+import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { build as esbuild, type BuildOptions, type Plugin as EsbuildPlugin } from 'esbuild'
 import { defineConfig } from 'electron-vite'
 import type { Plugin } from 'vite'
 import react from '@vitejs/plugin-react'
 import { agentSnapshotFile } from './src-main/cli/agent-entry'
+import { codeCacheSourceFile, wrapCommonJs } from './src-main/core/agent/code-cache'
 
 /** zod's messages in English only: an agent never switches locale, and the others are over half of zod. */
 const englishOnlyZod: EsbuildPlugin = {
@@ -32,7 +33,8 @@ const englishOnlyZod: EsbuildPlugin = {
  * the schemas and the loop are then in the heap it starts with, warmed up. A snapshot runs only
  * on the Node that made it, so its name carries the version (src-main/cli/agent-entry.ts).
  * Electron's utility processes start agent-cached.cjs, which runs agent.cjs from a V8 code cache
- * kept in Arbor's data folder (src-main/core/agent/code-cache-entry.ts).
+ * kept in Arbor's data folder (src-main/core/agent/code-cache-entry.ts); it compiles agent.cjs as
+ * written here already wrapped as Node wraps a module, so that an agent holds one copy of it.
  */
 function agentBundle(): Plugin {
   const entry = resolve(__dirname, 'src-main/core/agent/main.ts')
@@ -53,6 +55,7 @@ function agentBundle(): Plugin {
       })
       const oneFile = resolve(outDir, 'agent.cjs')
       await esbuild({ ...common, entryPoints: [entry], outfile: oneFile, format: 'cjs' })
+      writeFileSync(resolve(outDir, codeCacheSourceFile), wrapCommonJs(readFileSync(oneFile, 'utf8')))
       await esbuild({ ...common, entryPoints: [codeCacheEntry], outfile: resolve(outDir, 'agent-cached.cjs'), format: 'cjs' })
       const blob = resolve(outDir, agentSnapshotFile())
       const built = spawnSync(process.execPath, ['--snapshot-blob', blob, '--build-snapshot', oneFile], { encoding: 'utf8' })

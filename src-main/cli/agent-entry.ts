@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs'
 import path from 'node:path'
-import { codeCacheDir, codeCacheDirVariable } from '../core/agent/code-cache'
+import { codeCacheDir, codeCacheDirVariable, codeCacheSourceFile } from '../core/agent/code-cache'
 import type { ForkHostOptions } from '../core/supervisor/fork-host'
 
 /**
@@ -24,6 +24,6 @@ export function builtAgentEntry(outDir: string, dataFolder?: string): ForkHostOp
   // The entry is only process.argv[1] then: the snapshot holds the code the process runs.
   if (existsSync(snapshot) && existsSync(oneFile)) return { entry: oneFile, execArgv: ['--snapshot-blob', snapshot] }
   const cached = path.join(outDir, 'agent-cached.cjs')
-  if (dataFolder && existsSync(cached) && existsSync(oneFile)) return { entry: cached, env: { [codeCacheDirVariable]: codeCacheDir(dataFolder) } }
+  if (dataFolder && existsSync(cached) && existsSync(path.join(outDir, codeCacheSourceFile))) return { entry: cached, env: { [codeCacheDirVariable]: codeCacheDir(dataFolder) } }
   return { entry: bundle }
 }
