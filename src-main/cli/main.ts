@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util'
 import { newJobLimits as limits } from '../core/api/job-form'
+import { groupDigits } from '../core/digits'
 import { spawnGuardDefaults } from '../core/trace/model'
 import { runDemo, runJob } from './commands/run'
 import { runExport } from './commands/export'
@@ -26,7 +27,7 @@ run checks its options as the new-job form does: --max-depth 0-${limits.max_dept
 --max-children 1-${limits.max_concurrent_children} (default 3), --max-spawns-per-turn 0-${limits.max_spawns_per_turn} (default ${spawnGuardDefaults.max_spawns_per_turn}),
 --max-spawns-per-minute 0-${limits.max_spawns_per_minute} (default ${spawnGuardDefaults.max_spawns_per_minute}; 0 turns a spawn guard off),
 --agent-timeout 1-${limits.agent_timeout_s} seconds per agent (default none), --job-token-budget up to
-${limits.job_token_budget.toLocaleString('en')}, --job-cost-budget up to ${limits.job_cost_budget.toLocaleString('en')} USD and only with a price for every
+${groupDigits(limits.job_token_budget)}, --job-cost-budget up to ${groupDigits(limits.job_cost_budget)} USD and only with a price for every
 model the job uses. --allow-network lets commands reach the network (off by default).
 --no-sandbox runs commands without the OS sandbox: it prints a warning and asks on a
 terminal; without a terminal it needs --yes, else the job is refused (exit 2).

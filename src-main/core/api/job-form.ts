@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { priceFor, type PriceTable } from '../providers/pricing'
+import { groupDigits } from '../digits'
 import { defaultSettings, spawnGuardDefaults, type JobSettings } from '../trace/model'
 
 /**
@@ -51,9 +52,9 @@ const httpUrl = z
 // `.refine(Number.isInteger)` rather than `.int()`: zod's int check ends the parse, which would hide
 // the other fields' errors (the form shows them all at once).
 const wholeNumber = () => z.number({ error: 'must be a whole number' }).refine(Number.isInteger, 'must be a whole number')
-const positiveInt = (max: number) => wholeNumber().refine((value) => value > 0, 'must be more than 0').refine((value) => value <= max, `at most ${max.toLocaleString('en')}`)
+const positiveInt = (max: number) => wholeNumber().refine((value) => value > 0, 'must be more than 0').refine((value) => value <= max, `at most ${groupDigits(max)}`)
 /** A count where 0 turns the limit off. */
-const countOrOff = (max: number) => wholeNumber().refine((value) => value >= 0, 'at least 0 (0: no limit)').refine((value) => value <= max, `at most ${max.toLocaleString('en')}`)
+const countOrOff = (max: number) => wholeNumber().refine((value) => value >= 0, 'at least 0 (0: no limit)').refine((value) => value <= max, `at most ${groupDigits(max)}`)
 
 export const noSandboxConfirmation = 'I understand commands can read and write anything I can'
 
@@ -83,7 +84,7 @@ export const newJobSchema = z
     job_cost_budget: z
       .number({ error: 'must be a number' })
       .positive('must be more than 0')
-      .max(newJobLimits.job_cost_budget, `at most ${newJobLimits.job_cost_budget.toLocaleString('en')}`)
+      .max(newJobLimits.job_cost_budget, `at most ${groupDigits(newJobLimits.job_cost_budget)}`)
       .nullable(),
     /** Wall-clock limit per agent; null: none. */
     agent_timeout_s: positiveInt(newJobLimits.agent_timeout_s).nullable(),

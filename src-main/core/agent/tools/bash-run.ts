@@ -4,6 +4,7 @@ import { classifyCommand } from '../risk/classifier'
 import { defaultBashTimeoutMs, hiddenEnvironment, maxBashTimeoutMs, type BashToolOptions } from './bash'
 import { runCommand, type CommandResult } from './run-command'
 import { defaultSandboxPolicy, detectSandbox, networkOffNote, sandboxSettings, showsConnectionFailure, type Sandbox } from './sandbox'
+import { groupDigits } from '../../digits'
 import { maxToolOutputCharacters } from './truncate'
 import { ToolError, type CutOutput, type Tool, type ToolContext } from './types'
 
@@ -63,7 +64,7 @@ async function approve(command: string, context: Parameters<Tool['execute']>[1])
 
 function status(result: CommandResult, timeoutMs: number): string {
   const leftovers = result.stoppedLeftovers ? ' (background processes it left running were stopped)' : ''
-  if (result.timedOut) return `timed out after ${timeoutMs.toLocaleString('en-US')} ms: the command and its child processes were stopped; output so far:`
+  if (result.timedOut) return `timed out after ${groupDigits(timeoutMs)} ms: the command and its child processes were stopped; output so far:`
   if (result.aborted) return 'stopped: the agent was stopped; the command and its child processes were stopped; output so far:'
   if (result.exitSignal) return `killed by ${result.exitSignal}${leftovers}`
   return `exit code: ${result.exitCode}${leftovers}`

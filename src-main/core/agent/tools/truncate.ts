@@ -1,3 +1,5 @@
+import { groupDigits } from '../../digits'
+
 /** Tool output beyond this many characters is cut (product.md §2). */
 export const maxToolOutputCharacters = 50_000
 
@@ -17,7 +19,7 @@ export function truncateOutput(output: string, limit = maxToolOutputCharacters, 
   if (kept < output.length && /[\uD800-\uDBFF]/.test(output.charAt(kept - 1))) kept -= 1
   const cut = output.length - kept + Math.max(0, alreadyCut)
   return {
-    output: `${output.slice(0, kept)}\n\n[output truncated: ${cut.toLocaleString('en-US')} characters cut]`,
+    output: `${output.slice(0, kept)}\n\n[output truncated: ${groupDigits(cut)} characters cut]`,
     truncated: true,
   }
 }
