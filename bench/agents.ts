@@ -2,29 +2,38 @@
  * Many agents at once, in one run:
  * - a fan-out of 200 children at concurrency 50, each making 10 scripted tool calls (10 turns of
  *   one `list_files`), against one child making all 2,000 calls alone (40 turns of 50: a general
- *   agent stops at 50 steps). Both on the same agent bundle, warm pool on, scripted model at once;
+ *   agent stops at 50 steps). Both with the built agent started as the CLI starts it (from the
+ *   build's startup snapshot for this Node), warm pool on, scripted model at once;
  * - the floor under that fan-out: 200 bare `node` processes that only say hello over IPC and
  *   exit, started 50 at a time. No fan-out of 200 processes can beat it, so the fan-out is also
  *   printed against it, to show how much of the time is the processes themselves;
  * - the main process's resident memory while 200 agents are live at once (each waits in its
  *   first model call).
- * Run: node --import tsx bench/agents.ts [agents]
+ * Needs the build. Run: node --import tsx bench/agents.ts [agents]
  */
 import { fork } from 'node:child_process'
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
 import { performance } from 'node:perf_hooks'
+import { builtAgentEntry } from '../src-main/cli/agent-entry'
 import { createEngine, defaultSettings } from '../src-main/core/engine'
-import { bundledAgentHost, runLoadJob } from '../src-main/core/testing/load-job'
+import { ForkProcessHost } from '../src-main/core/supervisor/fork-host'
+import { runLoadJob } from '../src-main/core/testing/load-job'
 import { record } from './results'
 
 const agents = Number(process.argv[2] ?? 200)
+const agentEntry = builtAgentEntry(resolve(import.meta.dirname, '../out/main'))
+if (!agentEntry) {
+  console.error('bench/agents.ts needs the build: run npm run build first')
+  process.exit(2)
+}
+const host = new ForkProcessHost(agentEntry)
 const root = mkdtempSync(join(tmpdir(), 'arbor-bench-agents-'))
 
 async function fanOutAgainstOne(): Promise<void> {
-  const one = await runLoadJob(join(root, 'one'), { agents: 1, concurrency: 1, turns: (agents * 10) / 50, callsPerTurn: 50 })
-  const fanOut = await runLoadJob(join(root, 'fan-out'), { agents, concurrency: 50, turns: 10, callsPerTurn: 1 })
+  const one = await runLoadJob(join(root, 'one'), { agents: 1, concurrency: 1, turns: (agents * 10) / 50, callsPerTurn: 50 }, host)
+  const fanOut = await runLoadJob(join(root, 'fan-out'), { agents, concurrency: 50, turns: 10, callsPerTurn: 1 }, host)
   record({ name: `agents.fan_out_${agents}x10`, value: fanOut.durationMs, unit: 'ms', baseline: one.durationMs, goal: { atMost: 3 } })
   const floor = await bareProcesses(agents, 50)
   record({ name: `agents.bare_node_${agents}_at_50`, value: floor, unit: 'ms', baseline: one.durationMs })
@@ -65,7 +74,7 @@ async function mainRssAtLive(): Promise<void> {
   const project = join(dir, 'project')
   mkdirSync(project, { recursive: true })
   writeFileSync(join(project, 'README.md'), '# Live agents\n')
-  const engine = createEngine({ dbFile: join(dir, 'arbor.db'), processHost: await bundledAgentHost(dir), projectDir: project })
+  const engine = createEngine({ dbFile: join(dir, 'arbor.db'), processHost: host, projectDir: project })
   try {
     const labels = Array.from({ length: agents }, (_, index) => `live ${index}`)
     const completion = (result: string) => ({ tool_calls: [{ name: 'attempt_completion', arguments: { result } }] })

@@ -7,6 +7,7 @@ import { openDatabase } from '../store/database'
 import { createEngine, type Engine } from '../engine'
 import type { TraceEvent } from '../trace/events'
 import { ForkProcessHost } from '../supervisor/fork-host'
+import type { ProcessHost } from '../supervisor/process-host'
 import { defaultSettings, type JobSettings, type ScriptPlan, type ScriptTurn } from '../trace/model'
 import { addUsage, emptyUsage, type Usage } from '../trace/usage'
 
@@ -70,13 +71,14 @@ export interface LoadRun {
   exportedLines: number
 }
 
-export async function runLoadJob(dir: string, shape: LoadShape = defaultLoadShape): Promise<LoadRun> {
+/** Runs the load job in a new engine in `dir`, its agents started by `processHost` (default: bundledAgentHost, from source). */
+export async function runLoadJob(dir: string, shape: LoadShape = defaultLoadShape, processHost?: ProcessHost): Promise<LoadRun> {
   const project = path.join(dir, 'project')
   mkdirSync(project, { recursive: true })
   writeFileSync(path.join(project, 'README.md'), '# Load fixture\n')
   writeFileSync(path.join(project, 'index.js'), 'export const answer = 42\n')
   const dbFile = path.join(dir, 'arbor.db')
-  const engine = createEngine({ dbFile, processHost: await bundledAgentHost(dir), projectDir: project })
+  const engine = createEngine({ dbFile, processHost: processHost ?? (await bundledAgentHost(dir)), projectDir: project })
   try {
     const settings = loadJobSettings(shape)
     let jobId: string | null = null
