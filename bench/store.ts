@@ -3,9 +3,9 @@
  * TraceWriter with its projections, (b') the same for a job whose settings carry the load job's
  * 1.6 MB script (a batch must not cost more for it); each as a ratio to (a). (c) is (a)
  * committing every 1,000 rows, as the writer does, and the WAL pages each writes (a
- * deterministic count): that shows what committing in batches costs apart from our own work. Then import: (d) a
- * bare loop that reads an exported file, parses each line and inserts it (the floor of any
- * import), and (e) importTraceFile, which also validates every line and projects the tree, as a
+ * deterministic count): that shows what committing in batches costs apart from our own work.
+ * Then import: (d) a bare loop that reads an exported file, parses each line and inserts it (the
+ * floor of any import), and (e) importTraceFile, which also validates every line and projects the tree, as a
  * ratio to (d). The machine is shared and noisy, so (a), (b) and (b') run in turn `rounds` times,
  * each into a new database, and the best time of each counts. Export is bench/export.ts.
  * Run: node --import tsx bench/store.ts [events] [rounds]

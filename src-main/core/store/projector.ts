@@ -27,8 +27,9 @@ const maxCachedAgents = 20_000
  * Applies the pure reducers of trace/projection.ts to the agents and jobs tables, one batch at
  * a time, inside the writer's transaction. Rows a batch touches are read once and kept here,
  * so many events for one agent cost one read; each changed row is written once, at the end of
- * the batch: whole if an event that creates agents touched it, else only its progress columns. The batch works on its own copy of each agent it touches and folds the events into
- * it in place (trace/projection.ts updateAgent), so an event costs no new node; the result is
+ * the batch: whole if an event that creates agents touched it, else only its progress columns.
+ * The batch works on its own copy of each agent it touches and folds the events into it in
+ * place (trace/projection.ts updateAgent), so an event costs no new node; the result is
  * what reduceAgents gives event by event. Of a job only its progress (rows.ts JobProgress) is
  * read and written: the columns its events change. `committed()` keeps the batch's agents as
  * they now are in the table, so the next batch reads them from memory, not from SQLite (as new
