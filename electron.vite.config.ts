@@ -40,7 +40,14 @@ function agentBundle(): Plugin {
   const entry = resolve(__dirname, 'src-main/core/agent/main.ts')
   const codeCacheEntry = resolve(__dirname, 'src-main/core/agent/code-cache-entry.ts')
   const outDir = resolve(__dirname, 'out/main')
-  const common: BuildOptions = { bundle: true, minify: true, platform: 'node', target: 'node20', logLevel: 'warning', plugins: [englishOnlyZod] }
+  const common: BuildOptions = {
+    bundle: true,
+    minify: true,
+    platform: 'node',
+    target: 'node20',
+    logLevel: 'warning',
+    plugins: [englishOnlyZod],
+  }
   return {
     name: 'arbor-agent-bundle',
     apply: 'build',

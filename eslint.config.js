@@ -12,9 +12,25 @@ const electronSpecifier = '/^electron(\\u002F.*)?$/'
 // Node's globals for plain JavaScript files (TypeScript checks its own).
 const nodeGlobals = Object.fromEntries(
   [
-    'process', 'console', 'Buffer', 'URL', 'URLSearchParams', 'TextEncoder', 'TextDecoder', 'AbortController',
-    'AbortSignal', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'setImmediate', 'clearImmediate',
-    'queueMicrotask', 'structuredClone', 'fetch', 'performance',
+    'process',
+    'console',
+    'Buffer',
+    'URL',
+    'URLSearchParams',
+    'TextEncoder',
+    'TextDecoder',
+    'AbortController',
+    'AbortSignal',
+    'setTimeout',
+    'clearTimeout',
+    'setInterval',
+    'clearInterval',
+    'setImmediate',
+    'clearImmediate',
+    'queueMicrotask',
+    'structuredClone',
+    'fetch',
+    'performance',
   ].map((name) => [name, 'readonly']),
 )
 
@@ -31,7 +47,10 @@ const agentSideBoundary = {
   rules: {
     'no-restricted-imports': [
       'error',
-      { ...electronImportRule, patterns: [...electronImportRule.patterns, { group: ['**/supervisor/*', '**/supervisor'], message: protocolMessage }] },
+      {
+        ...electronImportRule,
+        patterns: [...electronImportRule.patterns, { group: ['**/supervisor/*', '**/supervisor'], message: protocolMessage }],
+      },
     ],
   },
 }
@@ -46,7 +65,8 @@ const supervisorSideBoundary = {
         patterns: [
           ...electronImportRule.patterns,
           {
-            regex: '/agent/(loop|main|channel|supervisor-link|remote-model|compaction|run-stats|stop-conditions|explore-contract|testing|tools(/.*)?|risk(/.*)?)$',
+            regex:
+              '/agent/(loop|main|channel|supervisor-link|remote-model|compaction|run-stats|stop-conditions|explore-contract|testing|tools(/.*)?|risk(/.*)?)$',
             message: protocolMessage,
           },
         ],
@@ -97,7 +117,10 @@ export default defineConfig(
   },
   {
     files: ['**/*.cjs'],
-    languageOptions: { sourceType: 'commonjs', globals: { ...nodeGlobals, require: 'readonly', module: 'writable', __dirname: 'readonly' } },
+    languageOptions: {
+      sourceType: 'commonjs',
+      globals: { ...nodeGlobals, require: 'readonly', module: 'writable', __dirname: 'readonly' },
+    },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
 )

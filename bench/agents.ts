@@ -79,7 +79,15 @@ async function mainRssAtLive(): Promise<void> {
     const labels = Array.from({ length: agents }, (_, index) => `live ${index}`)
     const completion = (result: string) => ({ tool_calls: [{ name: 'attempt_completion', arguments: { result } }] })
     const script = {
-      root: [{ tool_calls: labels.map((description) => ({ name: 'task', arguments: { description, subagent_type: 'worker', prompt: 'wait, then finish' } })) }, completion('done')],
+      root: [
+        {
+          tool_calls: labels.map((description) => ({
+            name: 'task',
+            arguments: { description, subagent_type: 'worker', prompt: 'wait, then finish' },
+          })),
+        },
+        completion('done'),
+      ],
       children: Object.fromEntries(labels.map((label) => [label, [{ delay_ms: 600_000, text: 'waiting' }, completion('done')]])),
     }
     const settings = defaultSettings({ max_concurrent_children: agents, max_spawns_per_turn: 0, max_spawns_per_minute: 0, script })

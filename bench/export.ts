@@ -87,7 +87,10 @@ async function exportFile(dbFile: string, out: string): Promise<number> {
 
 /** Runs this file as a child with `args`; returns what it printed. */
 const child = (...args: string[]): string =>
-  execFileSync(process.execPath, ['--import', 'tsx', import.meta.filename, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] })
+  execFileSync(process.execPath, ['--import', 'tsx', import.meta.filename, ...args], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
 
 async function main(): Promise<void> {
   const mode = process.argv[2]
@@ -113,7 +116,13 @@ async function main(): Promise<void> {
     }
     console.log(`export bench: 100,000 events, best of ${rounds} rounds by CPU time, node ${process.version}`)
     console.log('baseline: one iterate() over the same rows, the same lines built by SQLite, 64 KiB writeSync')
-    record({ name: 'export.jsonl', value: 100_000 / (exported / 1000), unit: 'events/cpu-s', baseline: 100_000 / (bare / 1000), goal: { atLeast: 0.9 } })
+    record({
+      name: 'export.jsonl',
+      value: 100_000 / (exported / 1000),
+      unit: 'events/cpu-s',
+      baseline: 100_000 / (bare / 1000),
+      goal: { atLeast: 0.9 },
+    })
 
     const peak = (file: string) => (JSON.parse(child('--export', file, join(dir, 'rss.jsonl'))) as { peakRss: number }).peakRss / 2 ** 20
     const smallRss = peak(small)

@@ -255,12 +255,27 @@ export function installBenchPage(config: PageConfig): void {
       case 'llm.call':
         return {
           ...base,
-          data: { provider: 'scripted', model: 'bench-model', usage: usage(1800, 120), cost_usd: 0.001, duration_ms: 800, finish_reason: 'tool_calls' },
+          data: {
+            provider: 'scripted',
+            model: 'bench-model',
+            usage: usage(1800, 120),
+            cost_usd: 0.001,
+            duration_ms: 800,
+            finish_reason: 'tool_calls',
+          },
         }
       case 'agent.start':
         return {
           ...base,
-          data: { profile: agent.profile, model: agent.model, label: agent.label, task: agent.task, tools: ['read_file'], max_steps: 40, total_token_budget: 400_000 },
+          data: {
+            profile: agent.profile,
+            model: agent.model,
+            label: agent.label,
+            task: agent.task,
+            tools: ['read_file'],
+            max_steps: 40,
+            total_token_budget: 400_000,
+          },
         }
       default:
         return {
@@ -360,7 +375,15 @@ export function installBenchPage(config: PageConfig): void {
         agent_id: agent.id,
         parent_id: parent.id,
         depth: agent.depth,
-        data: { profile: 'explore', model: 'bench-light', label: agent.label, task: agent.task, tools: ['read_file'], max_steps: 40, total_token_budget: 400_000 },
+        data: {
+          profile: 'explore',
+          model: 'bench-light',
+          label: agent.label,
+          task: agent.task,
+          tools: ['read_file'],
+          max_steps: 40,
+          total_token_budget: 400_000,
+        },
       }
       const before = sample(now(), () => true, false)
       const started = now()

@@ -14,7 +14,15 @@
 import type { AddressInfo } from 'node:net'
 import { chromium, type Browser, type Page } from 'playwright-core'
 import { chromiumLaunchOptions } from '../e2e/support/chromium'
-import { installBenchPage, type BenchPage, type FpsResult, type PageConfig, type SettleResult, type UpdateKind, type UpdateResult } from './graph-page'
+import {
+  installBenchPage,
+  type BenchPage,
+  type FpsResult,
+  type PageConfig,
+  type SettleResult,
+  type UpdateKind,
+  type UpdateResult,
+} from './graph-page'
 import { requireRendererAndChromium, serveRenderer } from './renderer-server'
 import { record } from './results'
 import { fanOutThreshold } from '../src-renderer/src/graph/fan-out'
@@ -30,7 +38,6 @@ const repeats = 3
 const viewport = { width: 1440, height: 900 }
 const fpsWindow = { durationMs: 3000, batchSize: 200, everyMs: 100 }
 requireRendererAndChromium('bench/graph.ts')
-
 
 interface SizeResult {
   agents: number
@@ -48,8 +55,7 @@ const bench = (page: Page) => ({
   spawn: () => page.evaluate(() => (globalThis as unknown as BenchGlobals).__bench.spawn()),
   select: (jobId: string, prefix: string) =>
     page.evaluate(([id, idPrefix]) => (globalThis as unknown as BenchGlobals).__bench.select(id, idPrefix), [jobId, prefix] as const),
-  update: (kind: UpdateKind) =>
-    page.evaluate((type) => (globalThis as unknown as BenchGlobals).__bench.update(type), kind),
+  update: (kind: UpdateKind) => page.evaluate((type) => (globalThis as unknown as BenchGlobals).__bench.update(type), kind),
   copyMs: (agents?: number) => page.evaluate((count) => (globalThis as unknown as BenchGlobals).__bench.snapshotCopyMs(count), agents),
   fps: () =>
     page.evaluate(
@@ -61,7 +67,12 @@ const bench = (page: Page) => ({
 const median = <T>(values: T[], by: (value: T) => number): T => [...values].sort((a, b) => by(a) - by(b))[Math.floor(values.length / 2)]!
 
 /** Opens the renderer on a generated job and runs `body` on it; page errors fail the run. */
-async function withBenchPage<T>(browser: Browser, url: string, config: PageConfig, body: (run: ReturnType<typeof bench>, page: Page) => Promise<T>): Promise<T> {
+async function withBenchPage<T>(
+  browser: Browser,
+  url: string,
+  config: PageConfig,
+  body: (run: ReturnType<typeof bench>, page: Page) => Promise<T>,
+): Promise<T> {
   const context = await browser.newContext({ viewport, deviceScaleFactor: 1 })
   try {
     const page = await context.newPage()
@@ -170,8 +181,20 @@ function recordFigures(results: SizeResult[], fanOut: SettleResult): void {
   const live = results.find((result) => result.agents === 2000)
   if (live) {
     const rate = (fpsWindow.batchSize * 1000) / fpsWindow.everyMs
-    record({ name: `graph.live_fps.2000_agents.${rate}_events_per_s`, value: live.fps.fps, unit: 'fps', baseline: base.fps.fps, goal: { atLeast: 30, on: 'value' } })
-    record({ name: `graph.live_longest_frame.2000_agents.${rate}_events_per_s`, value: live.fps.worstFrameMs, unit: 'ms', baseline: base.fps.worstFrameMs, goal: { atMost: frameGoalMs, on: 'value' } })
+    record({
+      name: `graph.live_fps.2000_agents.${rate}_events_per_s`,
+      value: live.fps.fps,
+      unit: 'fps',
+      baseline: base.fps.fps,
+      goal: { atLeast: 30, on: 'value' },
+    })
+    record({
+      name: `graph.live_longest_frame.2000_agents.${rate}_events_per_s`,
+      value: live.fps.worstFrameMs,
+      unit: 'ms',
+      baseline: base.fps.worstFrameMs,
+      goal: { atMost: frameGoalMs, on: 'value' },
+    })
   }
   for (const result of results.slice(1)) {
     record({ name: `graph.snapshot_copy.${result.agents}`, value: result.copyMs, unit: 'ms', baseline: base.copyMs })
@@ -180,7 +203,13 @@ function recordFigures(results: SizeResult[], fanOut: SettleResult): void {
     }
   }
   record({ name: `graph.fan_out_${fanOutChildren}.select_settled`, value: fanOut.settledMs, unit: 'ms', baseline: base.select.settledMs })
-  record({ name: `graph.fan_out_${fanOutChildren}.select_longest_frame`, value: fanOut.worstFrameMs, unit: 'ms', baseline: base.select.worstFrameMs, goal: { atMost: frameGoalMs, on: 'value' } })
+  record({
+    name: `graph.fan_out_${fanOutChildren}.select_longest_frame`,
+    value: fanOut.worstFrameMs,
+    unit: 'ms',
+    baseline: base.select.worstFrameMs,
+    goal: { atMost: frameGoalMs, on: 'value' },
+  })
 }
 
 function report(results: SizeResult[], browserVersion: string): void {

@@ -36,8 +36,10 @@ const agentEvents = (jsonl: string): string =>
     .slice(1)
     .filter((line) => !line.includes('"agent_id":null'))
     .join(',')}]`
-const traces: Record<string, string> = { '/bench/agent_big.json': agentEvents(big.jsonl), '/bench/agent_small.json': agentEvents(small.jsonl) }
-
+const traces: Record<string, string> = {
+  '/bench/agent_big.json': agentEvents(big.jsonl),
+  '/bench/agent_small.json': agentEvents(small.jsonl),
+}
 
 interface OpenResult {
   /** Click until the first frame with the agent's rows has painted. */
@@ -79,7 +81,9 @@ function installInspectorPage(): void {
     requestAnimationFrame(callback: (time: number) => void): number
     performance: { now(): number }
     document: {
-      querySelector(selector: string): { click(): void; scrollTop: number; clientHeight: number; getAttribute(name: string): string | null } | null
+      querySelector(
+        selector: string,
+      ): { click(): void; scrollTop: number; clientHeight: number; getAttribute(name: string): string | null } | null
       querySelectorAll(selector: string): { length: number }
     }
   }
@@ -95,8 +99,29 @@ function installInspectorPage(): void {
 
   const iso = new Date('2026-01-01T10:00:00.000Z').toISOString()
   const usage = { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0, reasoning_tokens: 0 }
-  const settings = { provider: 'scripted', model: 'scripted', light_model: null, profile: 'general', max_depth: 1, max_concurrent_children: 3, job_token_budget: null, job_cost_budget: null }
-  const job = { id: 'job_inspect', project: '/projects/bench', task: 'inspector bench', settings, status: 'completed', created_at: iso, ended_at: iso, auto_approve: false, spawn_paused: false, usage, cost_usd: null }
+  const settings = {
+    provider: 'scripted',
+    model: 'scripted',
+    light_model: null,
+    profile: 'general',
+    max_depth: 1,
+    max_concurrent_children: 3,
+    job_token_budget: null,
+    job_cost_budget: null,
+  }
+  const job = {
+    id: 'job_inspect',
+    project: '/projects/bench',
+    task: 'inspector bench',
+    settings,
+    status: 'completed',
+    created_at: iso,
+    ended_at: iso,
+    auto_approve: false,
+    spawn_paused: false,
+    usage,
+    cost_usd: null,
+  }
   const agent = (id: string, parent: string | null, label: string) => ({
     id,
     job_id: job.id,
@@ -218,7 +243,11 @@ async function measure(page: Page) {
   }
   const idle = await page.evaluate((ms) => (globalThis as unknown as Globals).__inspectorBench.idleFps(ms), scrollMs)
   const scroll = (step: number | null) =>
-    page.evaluate(([id, ms, px]) => (globalThis as unknown as Globals).__inspectorBench.scrollFps(id, ms, px), [big.agentId, scrollMs, step] as const)
+    page.evaluate(([id, ms, px]) => (globalThis as unknown as Globals).__inspectorBench.scrollFps(id, ms, px), [
+      big.agentId,
+      scrollMs,
+      step,
+    ] as const)
   return { bigOpens, smallOpens, idle, wheel: await scroll(wheelStepPx), drag: await scroll(null) }
 }
 
@@ -269,7 +298,9 @@ try {
   record({ name: `inspector.scroll_${label}.longest_frame`, value: wheel.worstFrameMs, unit: 'ms', baseline: null })
   record({ name: `inspector.scroll_${label}.drag_fps`, value: drag.fps, unit: 'fps', baseline: idle })
   record({ name: `inspector.scroll_${label}.drag_longest_frame`, value: drag.worstFrameMs, unit: 'ms', baseline: null })
-  console.log(`scroll: ${wheelStepPx} px a frame; drag: a screen a frame. Rows in the DOM: ${drag.rowsInDom} of ${big.agentSeqs.length.toLocaleString('en-US')}`)
+  console.log(
+    `scroll: ${wheelStepPx} px a frame; drag: a screen a frame. Rows in the DOM: ${drag.rowsInDom} of ${big.agentSeqs.length.toLocaleString('en-US')}`,
+  )
 } catch (error) {
   console.error(`inspector bench failed: ${error instanceof Error ? error.message : String(error)}`)
   process.exitCode = 1

@@ -42,7 +42,11 @@ try {
   const bare = openDatabase(join(dir, 'bare.db'))
   new TraceWriter(bare).createJob({ ...job, status: 'running', ended_at: null })
   const insert = bare.prepare('INSERT INTO events (job_id, agent_id, parent_id, depth, type, ts, data) VALUES (?, ?, ?, ?, ?, ?, ?)')
-  const bareMs = time(() => bare.transaction(() => rows.forEach((row) => insert.run(row.job_id, row.agent_id, row.parent_id, row.depth, row.type, row.ts, row.data)))())
+  const bareMs = time(() =>
+    bare.transaction(() =>
+      rows.forEach((row) => insert.run(row.job_id, row.agent_id, row.parent_id, row.depth, row.type, row.ts, row.data)),
+    )(),
+  )
   bare.close()
 
   // (b) the TraceWriter: every event checked, batched, projected, committed.

@@ -59,7 +59,8 @@ export function record(figure: Figure): Result {
 }
 
 export function formatResult(result: Result): string {
-  const number = (value: number | null) => (value === null ? '-' : value.toLocaleString('en-US', { maximumFractionDigits: value < 10 ? 3 : 0 }))
+  const number = (value: number | null) =>
+    value === null ? '-' : value.toLocaleString('en-US', { maximumFractionDigits: value < 10 ? 3 : 0 })
   const verdict = result.met === null ? '' : result.met ? '  met' : '  MISSED'
   return (
     `${result.name.padEnd(40)} ${number(result.value).padStart(12)} ${result.unit.padEnd(9)} baseline ${number(result.baseline).padStart(12)}` +

@@ -26,10 +26,14 @@ try {
     if (result.status !== 0) process.exitCode = 1
   }
   const measured = existsSync(runFile)
-    ? readFileSync(runFile, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as Result)
+    ? readFileSync(runFile, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as Result)
     : []
   const target = resolve(import.meta.dirname, 'results.json')
-  const kept = selected === benches || !existsSync(target) ? [] : (JSON.parse(readFileSync(target, 'utf8')) as { results: Result[] }).results
+  const kept =
+    selected === benches || !existsSync(target) ? [] : (JSON.parse(readFileSync(target, 'utf8')) as { results: Result[] }).results
   const names = new Set(measured.map((result) => result.name))
   const results = [...kept.filter((result) => !names.has(result.name)), ...measured]
   const machine = {
@@ -42,7 +46,9 @@ try {
   }
   writeFileSync(target, JSON.stringify({ written_at: new Date().toISOString(), machine, results }, null, 2) + '\n')
   const missed = measured.filter((result) => result.met === false)
-  console.log(`\n${measured.length} figures written to bench/results.json; ${missed.length} missed their goal${missed.length ? ': ' + missed.map((result) => result.name).join(', ') : ''}`)
+  console.log(
+    `\n${measured.length} figures written to bench/results.json; ${missed.length} missed their goal${missed.length ? ': ' + missed.map((result) => result.name).join(', ') : ''}`,
+  )
 } finally {
   rmSync(dir, { recursive: true, force: true })
 }

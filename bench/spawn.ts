@@ -34,7 +34,10 @@ const dir = mkdtempSync(join(tmpdir(), 'arbor-bench-spawn-'))
 const host = new ForkProcessHost(agentEntry)
 const fromSnapshot = agentEntry.execArgv !== undefined
 const bundleHost = new ForkProcessHost({ entry: join(outDir, 'agent.js') })
-const cachedHost = new ForkProcessHost({ entry: join(outDir, 'agent-cached.cjs'), env: { [codeCacheDirVariable]: join(dir, 'code-cache') } })
+const cachedHost = new ForkProcessHost({
+  entry: join(outDir, 'agent-cached.cjs'),
+  env: { [codeCacheDirVariable]: join(dir, 'code-cache') },
+})
 const hello = "process.send({ type: 'ready' }); process.on('disconnect', () => process.exit(0))"
 
 const residentMb = (pid: number): number => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]) / 1024
@@ -42,7 +45,9 @@ const median = (values: number[]): number => [...values].sort((a, b) => a - b)[M
 const pause = (ms: number): Promise<void> => new Promise((done) => setTimeout(done, ms))
 
 /** Time to the first message, and resident memory 300 ms later (started and idle). */
-async function startAndIdle(start: () => { pid: number | undefined; once: (listener: () => void) => void; end: () => Promise<unknown> }): Promise<{ ms: number; mb: number }> {
+async function startAndIdle(
+  start: () => { pid: number | undefined; once: (listener: () => void) => void; end: () => Promise<unknown> },
+): Promise<{ ms: number; mb: number }> {
   const started = performance.now()
   const child = start()
   await new Promise<void>((done) => child.once(done))
@@ -55,7 +60,11 @@ async function startAndIdle(start: () => { pid: number | undefined; once: (liste
 
 const bareNode = () => {
   const child: ChildProcess = spawn(process.execPath, ['-e', hello], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] })
-  return { pid: child.pid, once: (listener: () => void) => child.once('message', listener), end: () => (child.disconnect(), new Promise((done) => child.once('exit', done))) }
+  return {
+    pid: child.pid,
+    once: (listener: () => void) => child.once('message', listener),
+    end: () => (child.disconnect(), new Promise((done) => child.once('exit', done))),
+  }
 }
 
 const builtAgent = (from: ForkProcessHost) => () => {
@@ -81,8 +90,20 @@ async function processFigures(): Promise<void> {
   const bareMb = median(bare.map((each) => each.mb))
   record({ name: 'agent.ready', value: median(agent.map((each) => each.ms)), unit: 'ms', baseline: bareMs, goal: { atMost: 1.5 } })
   record({ name: 'agent.idle_rss', value: median(agent.map((each) => each.mb)), unit: 'MB', baseline: bareMb, goal: { atMost: 1.25 } })
-  record({ name: 'agent.ready.code_cache', value: median(cached.map((each) => each.ms)), unit: 'ms', baseline: bareMs, goal: { atMost: 1.5 } })
-  record({ name: 'agent.idle_rss.code_cache', value: median(cached.map((each) => each.mb)), unit: 'MB', baseline: bareMb, goal: { atMost: 1.25 } })
+  record({
+    name: 'agent.ready.code_cache',
+    value: median(cached.map((each) => each.ms)),
+    unit: 'ms',
+    baseline: bareMs,
+    goal: { atMost: 1.5 },
+  })
+  record({
+    name: 'agent.idle_rss.code_cache',
+    value: median(cached.map((each) => each.mb)),
+    unit: 'MB',
+    baseline: bareMb,
+    goal: { atMost: 1.25 },
+  })
   if (fromSnapshot) {
     record({ name: 'agent.ready.without_snapshot', value: median(bundle.map((each) => each.ms)), unit: 'ms', baseline: bareMs })
     record({ name: 'agent.idle_rss.without_snapshot', value: median(bundle.map((each) => each.mb)), unit: 'MB', baseline: bareMb })
@@ -101,7 +122,8 @@ async function taskToFirstEvent(warmPool: number): Promise<number[]> {
   engine.subscribe(({ events }) => {
     for (const event of events as TraceEvent[]) {
       if (event.type === 'subagent.start') grantedAt.set(String(event.data.child_agent_id), Date.parse(event.ts))
-      if (event.type === 'message' && event.agent_id && !firstEventAt.has(event.agent_id)) firstEventAt.set(event.agent_id, Date.parse(event.ts))
+      if (event.type === 'message' && event.agent_id && !firstEventAt.has(event.agent_id))
+        firstEventAt.set(event.agent_id, Date.parse(event.ts))
     }
   })
   const root = Array.from({ length: count }, (_, index) => ({
@@ -109,7 +131,9 @@ async function taskToFirstEvent(warmPool: number): Promise<number[]> {
     tool_calls: [{ name: 'task', arguments: { description: `child ${index}`, subagent_type: 'explore', prompt: 'say done' } }],
   }))
   const done = JSON.stringify({ status: 'completed', summary: 'done', findings: [], evidence: [], unresolved_questions: [] })
-  const children = Object.fromEntries(root.map((_, index) => [`child ${index}`, [{ tool_calls: [{ name: 'attempt_completion', arguments: { result: done } }] }]]))
+  const children = Object.fromEntries(
+    root.map((_, index) => [`child ${index}`, [{ tool_calls: [{ name: 'attempt_completion', arguments: { result: done } }] }]]),
+  )
   const jobId = engine.supervisor.startJob({ project: dir, task: 'bench', settings: defaultSettings({ script: { root, children } }) })
   await engine.waitForJob(jobId)
   await engine.close()

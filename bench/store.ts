@@ -50,7 +50,10 @@ function makeEvents(count: number): NewTraceEvent[] {
   const usage = { input_tokens: 1800, output_tokens: 120, cache_read_tokens: 1500, cache_write_tokens: 0, reasoning_tokens: 0 }
   const round = (agent: number, index: number): [NewTraceEvent['type'], Record<string, unknown>][] => [
     ['llm.call', { provider: 'scripted', model: 'scripted', usage, cost_usd: 0.001, duration_ms: 800, finish_reason: 'tool_calls' }],
-    ['message', { role: 'assistant', content: text, tool_calls: [{ id: `c${index}`, name: 'read_file', arguments: '{"path":"src/a.ts"}' }] }],
+    [
+      'message',
+      { role: 'assistant', content: text, tool_calls: [{ id: `c${index}`, name: 'read_file', arguments: '{"path":"src/a.ts"}' }] },
+    ],
     ['tool.call', { call_id: `c${index}`, name: 'read_file', arguments: { path: 'src/a.ts' } }],
     ['tool.result', { call_id: `c${index}`, name: 'read_file', ok: true, output: text, truncated: false, duration_ms: 2 }],
     ['message', { role: 'tool', content: text, tool_call_id: `c${index}` }],
@@ -67,7 +70,16 @@ function makeEvents(count: number): NewTraceEvent[] {
       data,
     } as NewTraceEvent)
   for (let agent = 0; agent < agentsPerJob; agent++) {
-    push(agent, 'agent.start', { profile: 'general', model: 'scripted', label: `agent ${agent}`, task: text, tools: ['read_file'], max_steps: 1000, context_token_budget: null, total_token_budget: null })
+    push(agent, 'agent.start', {
+      profile: 'general',
+      model: 'scripted',
+      label: `agent ${agent}`,
+      task: text,
+      tools: ['read_file'],
+      max_steps: 1000,
+      context_token_budget: null,
+      total_token_budget: null,
+    })
   }
   for (let index = 0; events.length < count; index++) {
     const agent = index % agentsPerJob
@@ -183,14 +195,25 @@ async function main(): Promise<void> {
     // (d) the import floor: read the file line by line, parse, insert, one transaction.
     const floor = newDatabase()
     new TraceWriter(floor).createJob(job)
-    const floorInsert = floor.prepare('INSERT INTO events (job_id, agent_id, parent_id, depth, type, ts, data, source_seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
+    const floorInsert = floor.prepare(
+      'INSERT INTO events (job_id, agent_id, parent_id, depth, type, ts, data, source_seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+    )
     let header = true
     const bareImport = time(() =>
       floor.transaction(() =>
         readLinesSync(file, (line) => {
           if (header) return void (header = false)
           const event = JSON.parse(line) as NewTraceEvent & { seq: number }
-          floorInsert.run(event.job_id, event.agent_id, event.parent_id, event.depth, event.type, event.ts, JSON.stringify(event.data), event.seq)
+          floorInsert.run(
+            event.job_id,
+            event.agent_id,
+            event.parent_id,
+            event.depth,
+            event.type,
+            event.ts,
+            JSON.stringify(event.data),
+            event.seq,
+          )
         }),
       )(),
     )
@@ -203,10 +226,18 @@ async function main(): Promise<void> {
 
     const rate = (count: number, ms: number) => (count / ms) * 1000
     const baseRate = rate(events.length, best.bare)
-    console.log(`store bench: ${events.length} events, ${agentsPerJob} agents, best of ${rounds} rounds by CPU time, node ${process.version}`)
+    console.log(
+      `store bench: ${events.length} events, ${agentsPerJob} agents, best of ${rounds} rounds by CPU time, node ${process.version}`,
+    )
     console.log(`baseline (a): a bare better-sqlite3 insert loop of the same rows, 1 transaction; the writer made ${commits} commits`)
     record({ name: 'store.bare_insert', value: baseRate, unit: 'events/cpu-s', baseline: null })
-    record({ name: 'store.writer', value: rate(events.length, best.writer), unit: 'events/cpu-s', baseline: baseRate, goal: { atLeast: 0.9 } })
+    record({
+      name: 'store.writer',
+      value: rate(events.length, best.writer),
+      unit: 'events/cpu-s',
+      baseline: baseRate,
+      goal: { atLeast: 0.9 },
+    })
     record({
       name: 'store.writer_with_script',
       value: rate(events.length, best.scripted),
@@ -215,8 +246,18 @@ async function main(): Promise<void> {
       goal: { atLeast: 0.9 },
     })
     console.log('(c): (a) committing every 1,000 rows, as the writer does; WAL pages written, checkpoints off')
-    record({ name: 'store.bare_insert_commit_per_1000', value: rate(events.length, best.batched), unit: 'events/cpu-s', baseline: baseRate })
-    record({ name: 'store.writer_vs_same_commits', value: rate(events.length, best.writer), unit: 'events/cpu-s', baseline: rate(events.length, best.batched) })
+    record({
+      name: 'store.bare_insert_commit_per_1000',
+      value: rate(events.length, best.batched),
+      unit: 'events/cpu-s',
+      baseline: baseRate,
+    })
+    record({
+      name: 'store.writer_vs_same_commits',
+      value: rate(events.length, best.writer),
+      unit: 'events/cpu-s',
+      baseline: rate(events.length, best.batched),
+    })
     record({ name: 'store.wal_pages.commit_per_1000', value: walBatched, unit: 'pages', baseline: walOneTransaction })
     record({ name: 'store.wal_pages.writer', value: walWriter, unit: 'pages', baseline: walOneTransaction })
     const importFloorRate = rate(lines - 1, bareImport.cpuMs)

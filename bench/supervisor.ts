@@ -65,7 +65,10 @@ function processCpuMs(pid: number | undefined): number | null {
   if (pid === undefined) return null
   try {
     const threads = readdirSync(`/proc/${pid}/task`)
-    return threads.reduce((sum, thread) => sum + Number(readFileSync(`/proc/${pid}/task/${thread}/schedstat`, 'utf8').split(' ')[0]) / 1e6, 0)
+    return threads.reduce(
+      (sum, thread) => sum + Number(readFileSync(`/proc/${pid}/task/${thread}/schedstat`, 'utf8').split(' ')[0]) / 1e6,
+      0,
+    )
   } catch {
     return null
   }
@@ -105,7 +108,10 @@ const engine = createEngine({
 })
 
 /** Both processes' CPU now; read while the agent's process still runs. */
-const cpuNow = (rootId: string | null) => ({ supervisor: ownCpuMs(), agent: processCpuMs(rootId ? engine.supervisor.pidOf(rootId) : undefined) })
+const cpuNow = (rootId: string | null) => ({
+  supervisor: ownCpuMs(),
+  agent: processCpuMs(rootId ? engine.supervisor.pidOf(rootId) : undefined),
+})
 
 async function supervised(): Promise<{ ms: number; cpu: { supervisorMs: number; agentMs: number } | null }> {
   let firstCall: number | null = null
@@ -128,7 +134,11 @@ async function supervised(): Promise<{ ms: number; cpu: { supervisorMs: number; 
       if (event.type === 'agent.end' && event.agent_id === rootId) ended = performance.now()
     }
   })
-  const jobId = engine.supervisor.startJob({ project, task: 'supervisor bench', settings: defaultSettings({ script: { root: script, children: {} } }) })
+  const jobId = engine.supervisor.startJob({
+    project,
+    task: 'supervisor bench',
+    settings: defaultSettings({ script: { root: script, children: {} } }),
+  })
   await engine.waitForJob(jobId)
   stop()
   if (firstCall === null || ended === null) throw new Error('the supervised job recorded no llm.call or no agent.end')
@@ -136,7 +146,10 @@ async function supervised(): Promise<{ ms: number; cpu: { supervisorMs: number; 
   const ms = (ended - firstCall) / steps
   const [first, last] = [cpuFirst as ReturnType<typeof cpuNow> | null, cpuLast as ReturnType<typeof cpuNow> | null]
   if (!first || !last || first.agent === null || last.agent === null) return { ms, cpu: null }
-  return { ms, cpu: { supervisorMs: (last.supervisor - first.supervisor) / (steps - 1), agentMs: (last.agent - first.agent) / (steps - 1) } }
+  return {
+    ms,
+    cpu: { supervisorMs: (last.supervisor - first.supervisor) / (steps - 1), agentMs: (last.agent - first.agent) / (steps - 1) },
+  }
 }
 
 try {

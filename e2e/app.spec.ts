@@ -120,7 +120,10 @@ test('a new user enters a key, starts a real job, decides its risky command and 
   // 5. Export JSONL and OTLP.
   const drawn = await arbor.graphTree()
   const [jsonl] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-jsonl').click()])
-  const lines = readFileSync(await jsonl.path(), 'utf8').trim().split('\n').map((line) => JSON.parse(line))
+  const lines = readFileSync(await jsonl.path(), 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line))
   expect(lines[0]).toMatchObject({ type: 'trace.header', job: { status: 'completed', settings: { provider: 'openai_compatible' } } })
   const ends = lines.filter((line) => line.type === 'agent.end')
   expect(Object.fromEntries(ends.map((line) => [line.agent_id, line.data.status]))).toEqual(
@@ -128,7 +131,10 @@ test('a new user enters a key, starts a real job, decides its risky command and 
   )
   expect(ends.find((line) => line.depth === 0)?.data.result).toBe(rootAnswer)
   const decisions = lines.filter((line) => line.type === 'approval.decision').map((line) => [line.data.decision, line.data.by])
-  expect(decisions).toEqual([['denied', 'user'], ['approved', 'user']])
+  expect(decisions).toEqual([
+    ['denied', 'user'],
+    ['approved', 'user'],
+  ])
   await page.getByTestId('export-menu').click()
   const [otlp] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-otlp').click()])
   const spans = JSON.parse(readFileSync(await otlp.path(), 'utf8')).resourceSpans[0].scopeSpans[0].spans as Array<{ name: string }>
@@ -250,7 +256,13 @@ test('sandbox and spawn guards: the no-sandbox gate, the badges on the running j
   await arbor.waitForJobEnd('completed')
   const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-jsonl').click()])
   const header = JSON.parse(readFileSync(await download.path(), 'utf8').split('\n')[0]!)
-  expect(header.job.settings).toMatchObject({ no_sandbox: true, allow_network: true, agent_timeout_ms: 600_000, max_spawns_per_turn: 4, max_spawns_per_minute: 0 })
+  expect(header.job.settings).toMatchObject({
+    no_sandbox: true,
+    allow_network: true,
+    agent_timeout_ms: 600_000,
+    max_spawns_per_turn: 4,
+    max_spawns_per_minute: 0,
+  })
 
   // The next form keeps the network and the guards, and asks for no sandbox again.
   await page.getByTestId('new-job').click()
@@ -260,7 +272,10 @@ test('sandbox and spawn guards: the no-sandbox gate, the badges on the running j
   await expect(dialog.getByTestId('no-sandbox-warning')).toHaveCount(0)
 })
 
-test('opens a trace read-only: a good file shows the same tree; a truncated or bad file names its line and imports nothing', async ({ page, browser }) => {
+test('opens a trace read-only: a good file shows the same tree; a truncated or bad file names its line and imports nothing', async ({
+  page,
+  browser,
+}) => {
   server = await startArborServer()
   const arbor = new ArborPage(page)
   await arbor.open(server.url)

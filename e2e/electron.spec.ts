@@ -11,8 +11,7 @@ import type { ArborApi } from '../src-main/core/api/contract'
  * in a postinstall step); where it is missing this test skips and says why.
  */
 
-const skipReason =
-  'Electron binary not installed (it cannot be downloaded on this machine): skipping the Electron launch test'
+const skipReason = 'Electron binary not installed (it cannot be downloaded on this machine): skipping the Electron launch test'
 const mainScript = resolve(import.meta.dirname, '../out/main/index.js')
 
 /**
@@ -99,7 +98,11 @@ test.describe('Electron app', () => {
     const key = 'sk-electron-never-in-plain-7788'
     const { key_storage } = await page.evaluate(() => (globalThis as unknown as RendererGlobals).arbor.getSettings({}))
     const stored = await page.evaluate(
-      (secret) => (globalThis as unknown as RendererGlobals).arbor.setProviderKey({ provider: 'openai', key: secret }).then(() => 'stored', (error: Error) => error.message),
+      (secret) =>
+        (globalThis as unknown as RendererGlobals).arbor.setProviderKey({ provider: 'openai', key: secret }).then(
+          () => 'stored',
+          (error: Error) => error.message,
+        ),
       key,
     )
     if (key_storage.available) {

@@ -35,24 +35,53 @@ function fanOutTrace(): string {
   const ts = () => new Date(Date.UTC(2026, 0, 1, 10, 0, 0, second++)).toISOString()
   const events: string[] = []
   const add = <T extends EventType>(type: T, agent: string | null, parent: string | null, data: EventData<T>) => {
-    const event = newEvent(type, { ts: ts(), job_id: jobId, agent_id: agent, parent_id: parent, depth: agent === null ? null : parent ? 1 : 0 }, data)
+    const event = newEvent(
+      type,
+      { ts: ts(), job_id: jobId, agent_id: agent, parent_id: parent, depth: agent === null ? null : parent ? 1 : 0 },
+      data,
+    )
     events.push(JSON.stringify({ seq: events.length + 1, ...event }))
   }
   const start = (label: string, taskText: string) => ({
-    profile: 'general', model: 'scripted-main', label, task: taskText, tools: ['read_file'], max_steps: 10, context_token_budget: null, total_token_budget: null,
+    profile: 'general',
+    model: 'scripted-main',
+    label,
+    task: taskText,
+    tools: ['read_file'],
+    max_steps: 10,
+    context_token_budget: null,
+    total_token_budget: null,
   })
   const end = (status: 'completed' | 'failed' | 'killed') => ({
-    status, terminal_reason: status === 'failed' ? ('provider_error' as const) : status, result: null, summary: status, usage: emptyUsage(), cost_usd: null, steps: 1, tool_usage: {}, duration_ms: 1000,
+    status,
+    terminal_reason: status === 'failed' ? ('provider_error' as const) : status,
+    result: null,
+    summary: status,
+    usage: emptyUsage(),
+    cost_usd: null,
+    steps: 1,
+    tool_usage: {},
+    duration_ms: 1000,
   })
   add('job.start', null, null, { task, settings })
   add('agent.start', 'root', null, start('root', task))
-  for (let index = 0; index < children; index++) add('agent.start', `child-${index}`, 'root', start(`module ${index}`, `Review module ${index}`))
+  for (let index = 0; index < children; index++)
+    add('agent.start', `child-${index}`, 'root', start(`module ${index}`, `Review module ${index}`))
   for (let index = 0; index < children; index++) add('agent.end', `child-${index}`, 'root', end(childStatus(index)))
   add('agent.end', 'root', null, end('completed'))
   add('job.end', null, null, { status: 'completed', usage: emptyUsage(), cost_usd: null })
   const job: Job = {
-    id: jobId, project: '/projects/fan-out', task, settings, status: 'completed', created_at: '2026-01-01T09:59:59.000Z',
-    ended_at: null, auto_approve: false, spawn_paused: false, usage: emptyUsage(), cost_usd: null,
+    id: jobId,
+    project: '/projects/fan-out',
+    task,
+    settings,
+    status: 'completed',
+    created_at: '2026-01-01T09:59:59.000Z',
+    ended_at: null,
+    auto_approve: false,
+    spawn_paused: false,
+    usage: emptyUsage(),
+    cost_usd: null,
   }
   return traceHeaderLine(job, new Date('2026-01-01T11:00:00.000Z')) + events.join('\n') + '\n'
 }
@@ -76,7 +105,11 @@ async function expectAllInView(page: Page, count: number): Promise<void> {
     .poll(async () => {
       const { pane, nodes } = await boxes(page)
       const inside = nodes.filter(
-        (node) => node.x >= pane.x - 0.5 && node.y >= pane.y - 0.5 && node.x + node.width <= pane.x + pane.width + 0.5 && node.y + node.height <= pane.y + pane.height + 0.5,
+        (node) =>
+          node.x >= pane.x - 0.5 &&
+          node.y >= pane.y - 0.5 &&
+          node.x + node.width <= pane.x + pane.width + 0.5 &&
+          node.y + node.height <= pane.y + pane.height + 0.5,
       )
       return `${inside.length} of ${nodes.length}`
     })
@@ -106,7 +139,9 @@ test('a parent with 500 children is one group with totals, expands to all 500 in
   await expect(group).toHaveAttribute('data-count', String(children))
   await expect(group.getByTestId('fan-out-count')).toHaveText(String(children))
   const totals = Object.fromEntries(
-    await group.getByTestId('fan-out-total').evaluateAll((items) => items.map((item) => [item.getAttribute('data-status'), item.textContent])),
+    await group
+      .getByTestId('fan-out-total')
+      .evaluateAll((items) => items.map((item) => [item.getAttribute('data-status'), item.textContent])),
   )
   expect(totals).toEqual({ failed: '10 failed', completed: '480 completed', killed: '10 killed' })
   // The failures come first: what needs a look is not last in the list.

@@ -31,12 +31,34 @@ function bigTreeTrace(): string {
   const ts = () => new Date(Date.UTC(2026, 0, 1, 10, 0, 0) + tick++).toISOString()
   const events: string[] = []
   const add = <T extends EventType>(type: T, agent: string | null, parent: string | null, depth: number | null, data: EventData<T>) => {
-    events.push(JSON.stringify({ seq: events.length + 1, ...newEvent(type, { ts: ts(), job_id: jobId, agent_id: agent, parent_id: parent, depth }, data) }))
+    events.push(
+      JSON.stringify({
+        seq: events.length + 1,
+        ...newEvent(type, { ts: ts(), job_id: jobId, agent_id: agent, parent_id: parent, depth }, data),
+      }),
+    )
   }
   const start = (label: string) => ({
-    profile: 'general', model: 'scripted-main', label, task: `Map ${label}`, tools: ['read_file'], max_steps: 10, context_token_budget: null, total_token_budget: null,
+    profile: 'general',
+    model: 'scripted-main',
+    label,
+    task: `Map ${label}`,
+    tools: ['read_file'],
+    max_steps: 10,
+    context_token_budget: null,
+    total_token_budget: null,
   })
-  const end = { status: 'completed' as const, terminal_reason: 'completed' as const, result: null, summary: 'mapped', usage: emptyUsage(), cost_usd: null, steps: 1, tool_usage: {}, duration_ms: 1000 }
+  const end = {
+    status: 'completed' as const,
+    terminal_reason: 'completed' as const,
+    result: null,
+    summary: 'mapped',
+    usage: emptyUsage(),
+    cost_usd: null,
+    steps: 1,
+    tool_usage: {},
+    duration_ms: 1000,
+  }
   add('job.start', null, null, null, { task, settings })
   const depths = [0]
   add('agent.start', 'a0', null, 0, start('root'))
@@ -45,11 +67,21 @@ function bigTreeTrace(): string {
     depths[index] = depths[parent]! + 1
     add('agent.start', `a${index}`, `a${parent}`, depths[index]!, start(`part ${index}`))
   }
-  for (let index = agents - 1; index >= 0; index--) add('agent.end', `a${index}`, index === 0 ? null : `a${Math.floor((index - 1) / perParent)}`, depths[index]!, end)
+  for (let index = agents - 1; index >= 0; index--)
+    add('agent.end', `a${index}`, index === 0 ? null : `a${Math.floor((index - 1) / perParent)}`, depths[index]!, end)
   add('job.end', null, null, null, { status: 'completed', usage: emptyUsage(), cost_usd: null })
   const job: Job = {
-    id: jobId, project: '/projects/big-tree', task, settings, status: 'completed', created_at: '2026-01-01T09:59:59.000Z',
-    ended_at: null, auto_approve: false, spawn_paused: false, usage: emptyUsage(), cost_usd: null,
+    id: jobId,
+    project: '/projects/big-tree',
+    task,
+    settings,
+    status: 'completed',
+    created_at: '2026-01-01T09:59:59.000Z',
+    ended_at: null,
+    auto_approve: false,
+    spawn_paused: false,
+    usage: emptyUsage(),
+    cost_usd: null,
   }
   return traceHeaderLine(job, new Date('2026-01-01T11:00:00.000Z')) + events.join('\n') + '\n'
 }
@@ -60,7 +92,8 @@ test('a 2,000-agent tree is laid out in the layout worker, drawn whole on the ov
   const policyErrors: string[] = []
   page.on('console', (message) => {
     // What the policy would say of a blocked worker (serve's policy has another warning, about IPv6 sockets).
-    if (/worker|script-src/i.test(message.text()) && /Content Security Policy|Refused/i.test(message.text())) policyErrors.push(message.text())
+    if (/worker|script-src/i.test(message.text()) && /Content Security Policy|Refused/i.test(message.text()))
+      policyErrors.push(message.text())
   })
   const workers: Worker[] = []
   page.on('worker', (worker) => workers.push(worker))

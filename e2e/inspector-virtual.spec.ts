@@ -94,7 +94,10 @@ test('the virtualized inspector shows every event of a 5,000-event agent, and op
 
   // A long note expands in place; its row is measured again, so the next row does not overlap it.
   const noteSeq = Number(
-    await inspector.locator('[data-testid="inspector-event"][data-type="message"]', { hasText: 'show all' }).last().getAttribute('data-seq'),
+    await inspector
+      .locator('[data-testid="inspector-event"][data-type="message"]', { hasText: 'show all' })
+      .last()
+      .getAttribute('data-seq'),
   )
   const note = inspector.locator(`[data-testid="inspector-event"][data-seq="${noteSeq}"]`)
   const next = inspector.locator(`[data-testid="inspector-event"][data-seq="${noteSeq + 1}"]`)

@@ -13,9 +13,16 @@ import { startFakeOpenAI } from '../src-main/core/providers/testing/fake-openai'
 const repoRoot = path.resolve(import.meta.dirname, '..')
 const key = 'sk-test-HOSTILE-0123456789abcdef'
 
-function runCli(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string; agentEnvs: string[] }> {
+function runCli(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<{ code: number | null; stdout: string; stderr: string; agentEnvs: string[] }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [path.join(repoRoot, 'bin/arbor.js'), ...args], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(process.execPath, [path.join(repoRoot, 'bin/arbor.js'), ...args], {
+      cwd: repoRoot,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
@@ -66,8 +73,22 @@ test('a hostile model cannot get the API key out of bash, read_file, the trace o
   try {
     const exportFile = path.join(dir, 'trace.jsonl')
     const result = await runCli(
-      ['run', project, '--task', 'find the key', '--provider', 'openai', '--model', 'gpt-4o-mini', '--base-url', `${server.url}/v1`,
-        '--db', path.join(dir, 'arbor.db'), '--export', exportFile],
+      [
+        'run',
+        project,
+        '--task',
+        'find the key',
+        '--provider',
+        'openai',
+        '--model',
+        'gpt-4o-mini',
+        '--base-url',
+        `${server.url}/v1`,
+        '--db',
+        path.join(dir, 'arbor.db'),
+        '--export',
+        exportFile,
+      ],
       { ...process.env, OPENAI_API_KEY: key },
     )
     expect(result.code, result.stderr).toBe(0)

@@ -27,10 +27,15 @@ test.afterEach(async () => {
 
 function loadModel(): Promise<FakeServer<FakeOpenAIResponse>> {
   const done = (result: string): FakeOpenAIResponse => ({ tool_calls: [{ name: 'attempt_completion', arguments: { result } }] })
-  const listing: FakeOpenAIResponse = { tool_calls: Array.from({ length: shape.callsPerTurn }, () => ({ name: 'list_files', arguments: { path: '.' } })) }
+  const listing: FakeOpenAIResponse = {
+    tool_calls: Array.from({ length: shape.callsPerTurn }, () => ({ name: 'list_files', arguments: { path: '.' } })),
+  }
   const labels = Array.from({ length: shape.agents }, (_, index) => childLabel(index))
   const delegate: FakeOpenAIResponse = {
-    tool_calls: labels.map((description) => ({ name: 'task', arguments: { description, subagent_type: 'general', prompt: `List the project (${description}).` } })),
+    tool_calls: labels.map((description) => ({
+      name: 'task',
+      arguments: { description, subagent_type: 'general', prompt: `List the project (${description}).` },
+    })),
   }
   const scripts: Array<ConversationScript<FakeOpenAIResponse>> = [
     ...labels.map((match) => ({ match, turns: [...Array.from({ length: shape.turns }, () => listing), done('listed the project')] })),
@@ -151,7 +156,10 @@ async function startProfiling(page: Page): Promise<(() => Promise<void>) | undef
   if (kind === 'trace') {
     const browser = page.context().browser()!
     const file = path.join(artifacts, 'load-trace.json')
-    await browser.startTracing(page, { path: file, categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'v8.execute'] })
+    await browser.startTracing(page, {
+      path: file,
+      categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'v8.execute'],
+    })
     return async () => {
       await browser.stopTracing()
       console.log(`performance trace written to ${file}; ${summariseTrace(file)}`)
@@ -175,9 +183,22 @@ async function startProfiling(page: Page): Promise<(() => Promise<void>) | undef
  * most of a long task.
  */
 function summariseTrace(file: string): string {
-  type TraceEvent = { name: string; ph: string; pid: number; tid: number; ts: number; dur?: number; tdur?: number; args?: { name?: string } }
+  type TraceEvent = {
+    name: string
+    ph: string
+    pid: number
+    tid: number
+    ts: number
+    dur?: number
+    tdur?: number
+    args?: { name?: string }
+  }
   const events = (JSON.parse(readFileSync(file, 'utf8')) as { traceEvents: TraceEvent[] }).traceEvents
-  const threads = new Set(events.filter((event) => event.name === 'thread_name' && event.args?.name === 'CrRendererMain').map((event) => `${event.pid}:${event.tid}`))
+  const threads = new Set(
+    events
+      .filter((event) => event.name === 'thread_name' && event.args?.name === 'CrRendererMain')
+      .map((event) => `${event.pid}:${event.tid}`),
+  )
   const tasks = events.filter((event) => event.name === 'RunTask' && event.ph === 'X' && threads.has(`${event.pid}:${event.tid}`))
   const ms = (micros = 0): string => (micros / 1000).toFixed(0)
   const byWall = [...tasks].sort((a, b) => (b.dur ?? 0) - (a.dur ?? 0)).slice(0, 5)
@@ -188,7 +209,8 @@ function summariseTrace(file: string): string {
   )
 }
 
-const percentile = (sorted: number[], share: number): number => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * share))] ?? Number.NaN
+const percentile = (sorted: number[], share: number): number =>
+  sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * share))] ?? Number.NaN
 
 test('the graph stays live while 200 agents write about 100,000 events, and ends with all 201 nodes completed', async ({ page }) => {
   test.setTimeout(360_000)
@@ -230,6 +252,8 @@ test('the graph stays live while 200 agents write about 100,000 events, and ends
   )
   // When the worst ones happened, in the page's clock (0: the page opened; the job was seen completed at the end).
   const worst = [...longTasks].sort((a, b) => b.duration - a.duration).slice(0, 5)
-  console.log(`longest tasks (start s: duration ms), completion seen at ${(completedAt / 1000).toFixed(1)} s: ${worst.map((task) => `${(task.start / 1000).toFixed(1)}: ${task.duration.toFixed(0)}`).join(', ')}`)
+  console.log(
+    `longest tasks (start s: duration ms), completion seen at ${(completedAt / 1000).toFixed(1)} s: ${worst.map((task) => `${(task.start / 1000).toFixed(1)}: ${task.duration.toFixed(0)}`).join(', ')}`,
+  )
   expect(requests).toBe(2 + shape.agents * (shape.turns + 1))
 })

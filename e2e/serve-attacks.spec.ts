@@ -45,8 +45,17 @@ const httpGet = (target: string, headers: Record<string, string> = {}): Promise<
 }
 
 const handshake = (target = `/ws?token=${server.token}`, headers: Record<string, string> = {}): string => {
-  const all = { Host: host(), Upgrade: 'websocket', Connection: 'Upgrade', 'Sec-WebSocket-Version': '13', 'Sec-WebSocket-Key': 'dGhlIHNhbXBsZSBub25jZQ==', ...headers }
-  return `GET ${target} HTTP/1.1\r\n${Object.entries(all).map(([name, value]) => `${name}: ${value}\r\n`).join('')}\r\n`
+  const all = {
+    Host: host(),
+    Upgrade: 'websocket',
+    Connection: 'Upgrade',
+    'Sec-WebSocket-Version': '13',
+    'Sec-WebSocket-Key': 'dGhlIHNhbXBsZSBub25jZQ==',
+    ...headers,
+  }
+  return `GET ${target} HTTP/1.1\r\n${Object.entries(all)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('')}\r\n`
 }
 
 function connect(): Promise<WebSocket> {
@@ -73,7 +82,18 @@ async function expectAlive(): Promise<void> {
 }
 
 test('absolute-form and other malformed request targets get 400, with or without the token', async () => {
-  for (const target of ['http://x/', 'http://[/', `${server.origin}/?token=${server.token}`, 'https://127.0.0.1/', '*', 'x', '/%E0%A4%A', `/%E0%A4%A?token=${server.token}`, '/%', '/%zz']) {
+  for (const target of [
+    'http://x/',
+    'http://[/',
+    `${server.origin}/?token=${server.token}`,
+    'https://127.0.0.1/',
+    '*',
+    'x',
+    '/%E0%A4%A',
+    `/%E0%A4%A?token=${server.token}`,
+    '/%',
+    '/%zz',
+  ]) {
     expect(statusOf(await httpGet(target)), target).toBe(400)
   }
   // The same targets on a WebSocket upgrade.
@@ -104,7 +124,13 @@ test('bytes that are not HTTP, oversized headers and broken bodies get an error,
 })
 
 test('paths that climb out of the UI folder are not found', async () => {
-  for (const target of ['/../../etc/passwd', '/%2e%2e/%2e%2e/etc/passwd', '/assets/..%2f..%2f..%2fpackage.json', '/export/..%2f..%2fetc.jsonl', '//etc/passwd']) {
+  for (const target of [
+    '/../../etc/passwd',
+    '/%2e%2e/%2e%2e/etc/passwd',
+    '/assets/..%2f..%2f..%2fpackage.json',
+    '/export/..%2f..%2fetc.jsonl',
+    '//etc/passwd',
+  ]) {
     const status = statusOf(await httpGet(`${target}${target.includes('?') ? '&' : '?'}token=${server.token}`))
     expect([400, 404], target).toContain(status)
   }
@@ -174,12 +200,29 @@ test('invalid JSON, unknown methods and prototype names get error replies', asyn
   const socket = await connect()
   const replies: Array<{ id: number | null; result: { ok: boolean; error?: { code: string } } }> = []
   socket.on('message', (data) => replies.push(JSON.parse(String(data))))
-  const frames = ['not json', '{"id":1', '[1,2,3]', '{"id":2,"method":"dropTables","input":{}}', '{"id":3,"method":"__proto__","input":{}}', '{"id":4,"method":"constructor","input":{}}']
-  frames.push('{"id":5,"method":"killAgent","input":{"agent_id":{"$gt":""}}}', JSON.stringify({ id: 6, method: 'getEvents', input: { agent_id: 'x', limit: 1e308 } }))
+  const frames = [
+    'not json',
+    '{"id":1',
+    '[1,2,3]',
+    '{"id":2,"method":"dropTables","input":{}}',
+    '{"id":3,"method":"__proto__","input":{}}',
+    '{"id":4,"method":"constructor","input":{}}',
+  ]
+  frames.push(
+    '{"id":5,"method":"killAgent","input":{"agent_id":{"$gt":""}}}',
+    JSON.stringify({ id: 6, method: 'getEvents', input: { agent_id: 'x', limit: 1e308 } }),
+  )
   for (const frame of frames) socket.send(frame)
   await expect.poll(() => replies.length).toBe(frames.length)
   const codes = Object.fromEntries(replies.map((reply) => [String(reply.id), reply.result.error?.code]))
-  expect(codes).toEqual({ null: 'invalid_request', 2: 'unknown_method', 3: 'unknown_method', 4: 'unknown_method', 5: 'invalid_request', 6: 'invalid_request' })
+  expect(codes).toEqual({
+    null: 'invalid_request',
+    2: 'unknown_method',
+    3: 'unknown_method',
+    4: 'unknown_method',
+    5: 'invalid_request',
+    6: 'invalid_request',
+  })
   expect(replies.filter((reply) => reply.id === null)).toHaveLength(3)
   socket.close()
   await expectAlive()

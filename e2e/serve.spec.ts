@@ -23,7 +23,10 @@ test('refuses every HTTP and WebSocket request without the token', async ({ requ
   const trace = '{"type":"trace.header"}\n'
   expect((await request.post(`${server.origin}/import`, { data: trace })).status()).toBe(401)
   expect((await request.post(`${server.origin}/import?token=nope`, { data: trace })).status()).toBe(401)
-  const crossSite = await request.post(`${server.origin}/import?token=${server.token}`, { data: trace, headers: { origin: 'http://evil.example' } })
+  const crossSite = await request.post(`${server.origin}/import?token=${server.token}`, {
+    data: trace,
+    headers: { origin: 'http://evil.example' },
+  })
   expect(crossSite.status()).toBe(403)
   const page = await request.get(server.url)
   expect(page.status()).toBe(200)
@@ -58,7 +61,9 @@ test('rejects a malformed API request with a clear error and keeps serving', asy
   expect(bad.result.error?.message).toContain('agent_id')
   expect((await ask('not json')).result.error?.code).toBe('invalid_request')
   expect((await ask(JSON.stringify({ id: 2, method: 'dropTables', input: {} }))).result.error?.code).toBe('unknown_method')
-  const write = await ask(JSON.stringify({ id: 4, method: 'exportJob', input: { job_id: 'job_x', path: '/tmp/arbor-should-not-exist.jsonl' } }))
+  const write = await ask(
+    JSON.stringify({ id: 4, method: 'exportJob', input: { job_id: 'job_x', path: '/tmp/arbor-should-not-exist.jsonl' } }),
+  )
   expect(write.result.error?.message).toContain('/export/')
   const good = await ask(JSON.stringify({ id: 3, method: 'listJobs', input: {} }))
   expect(good).toMatchObject({ id: 3, result: { ok: true } })
@@ -148,7 +153,10 @@ test('exports a JSONL whose lines parse and whose tree matches the graph', async
   const drawn = await arbor.graphTree()
   const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-jsonl').click()])
   const file = await download.path()
-  const lines = readFileSync(file, 'utf8').trim().split('\n').map((line) => JSON.parse(line))
+  const lines = readFileSync(file, 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line))
   expect(lines[0]).toMatchObject({ type: 'trace.header', format: 'arbor-trace', version: 1, job: { status: 'completed' } })
   const exported: Record<string, { parent: string | null; depth: number; status: string; profile: string }> = {}
   for (const event of lines.slice(1)) {

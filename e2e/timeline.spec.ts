@@ -70,7 +70,9 @@ async function pointOf(page: Page, laneIndex: number, ms: number): Promise<{ x: 
   const chart = await page.getByTestId('timeline-chart').boundingBox()
   if (!chart) throw new Error('the timeline chart is not on the page')
   const [startMs, min, max, left, width, row] = await Promise.all(
-    ['data-start-ms', 'data-x-min', 'data-x-max', 'data-plot-left', 'data-plot-width', 'data-row-height'].map((name) => number(timeline, name)),
+    ['data-start-ms', 'data-x-min', 'data-x-max', 'data-plot-left', 'data-plot-width', 'data-row-height'].map((name) =>
+      number(timeline, name),
+    ),
   )
   const seconds = (ms - startMs!) / 1000
   return { x: chart.x + left! + ((seconds - min!) / (max! - min!)) * width!, y: chart.y + laneIndex * row! + row! / 2 }
@@ -104,11 +106,14 @@ test('the timeline grows with a live job, opens a bar in the inspector, zooms, p
 
   // One lane per agent, in the graph's depth-first order: the root, then its children in spawn order.
   const client = await apiClient(server)
-  const tree = await client.ask<{ agents: Array<{ id: string; parent_id: string | null; created_at: string }> }>('getTree', { job_id: jobId })
+  const tree = await client.ask<{ agents: Array<{ id: string; parent_id: string | null; created_at: string }> }>('getTree', {
+    job_id: jobId,
+  })
   const root = tree.agents.find((agent) => agent.parent_id === null)!
   const laneIds = await lanes.evaluateAll((elements) => elements.map((element) => element.getAttribute('data-agent-id')))
   expect(laneIds).toEqual([root.id, ...tree.agents.filter((agent) => agent.parent_id === root.id).map((agent) => agent.id)])
-  for (const id of laneIds) expect(await number(page.locator(`[data-testid="timeline-lane"][data-agent-id="${id}"]`), 'data-bars')).toBeGreaterThan(0)
+  for (const id of laneIds)
+    expect(await number(page.locator(`[data-testid="timeline-lane"][data-agent-id="${id}"]`), 'data-bars')).toBeGreaterThan(0)
   await page.mouse.move(0, 0)
   await arbor.screenshot('timeline-finished')
 
@@ -230,7 +235,9 @@ test('an imported trace has the same timeline, read-only, and replays', async ({
   await viewer.getByTestId('view-timeline').click()
   const timeline = viewer.getByTestId('timeline')
   await expect(timeline).toHaveAttribute('data-lanes', '5')
-  expect(await Promise.all(['data-lanes', 'data-bars', 'data-queued', 'data-approval'].map((name) => timeline.getAttribute(name)))).toEqual(shape)
+  expect(await Promise.all(['data-lanes', 'data-bars', 'data-queued', 'data-approval'].map((name) => timeline.getAttribute(name)))).toEqual(
+    shape,
+  )
   expect(shape[2]).toBe('1')
   await expect(viewer.getByTestId('usage-plot')).toHaveAttribute('data-bands', '5')
   await new ArborPage(viewer).screenshot('timeline-imported')

@@ -86,7 +86,9 @@ test('a refused send shows in settings and the job still completes', async ({ pa
   await expect.poll(() => receiver.requests.length, { timeout: 20_000 }).toBe(1)
   await page.getByTestId('open-settings').click()
   await section.scrollIntoViewIfNeeded()
-  await expect(section.getByTestId('trace-export-last-send')).toContainText(`trace not sent: OTLP export to ${receiver.url}/v1/traces failed: HTTP 401`)
+  await expect(section.getByTestId('trace-export-last-send')).toContainText(
+    `trace not sent: OTLP export to ${receiver.url}/v1/traces failed: HTTP 401`,
+  )
   await section.screenshot({ path: ArborPage.screenshotFile('trace-export-refused') })
   expect(server.output()).toContain('trace not sent')
 })

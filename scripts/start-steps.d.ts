@@ -51,11 +51,7 @@ export function findElectronBinary(options: {
   exists: (file: string) => boolean
   readText: (file: string) => string | undefined
 }): string | undefined
-export function findSqliteBinding(options: {
-  root: string
-  env: NodeJS.ProcessEnv
-  exists: (file: string) => boolean
-}): string | undefined
+export function findSqliteBinding(options: { root: string; env: NodeJS.ProcessEnv; exists: (file: string) => boolean }): string | undefined
 export function appArguments(argv: readonly string[], cwd: string): string[]
 export function shortReason(output: string | undefined, fallback: string): string
 export function runStart(options: StartOptions): Promise<number>

@@ -31,10 +31,7 @@ interface Call {
  * A fake project: a set of existing files and a runner that records each command and answers
  * from `respond` (exit 0 by default). Nothing is spawned, nothing is downloaded.
  */
-function fakeProject(options: {
-  files?: string[]
-  respond?: (call: Call, files: Map<string, string>) => Partial<RunResult>
-}) {
+function fakeProject(options: { files?: string[]; respond?: (call: Call, files: Map<string, string>) => Partial<RunResult> }) {
   const files = new Map<string, string>((options.files ?? []).map((file) => [file, file === pathTxt ? 'electron' : '']))
   const calls: Call[] = []
   const logged: string[] = []

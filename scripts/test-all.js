@@ -18,7 +18,13 @@ function run(name, command, args, env = {}) {
 }
 
 const vitestReport = path.join(reports, 'vitest.json')
-run('unit and integration tests (vitest)', 'npx', ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${vitestReport}`])
+run('unit and integration tests (vitest)', 'npx', [
+  'vitest',
+  'run',
+  '--reporter=default',
+  '--reporter=json',
+  `--outputFile.json=${vitestReport}`,
+])
 if (existsSync(vitestReport)) {
   const report = JSON.parse(readFileSync(vitestReport, 'utf8'))
   totals.passed += report.numPassedTests
@@ -30,7 +36,9 @@ if (existsSync(vitestReport)) {
 }
 
 const playwrightReport = path.join(reports, 'playwright.json')
-run('end-to-end tests (Playwright)', 'npx', ['playwright', 'test', '--reporter=list,json'], { PLAYWRIGHT_JSON_OUTPUT_NAME: playwrightReport })
+run('end-to-end tests (Playwright)', 'npx', ['playwright', 'test', '--reporter=list,json'], {
+  PLAYWRIGHT_JSON_OUTPUT_NAME: playwrightReport,
+})
 if (existsSync(playwrightReport)) {
   const { stats } = JSON.parse(readFileSync(playwrightReport, 'utf8'))
   totals.passed += stats.expected + stats.flaky

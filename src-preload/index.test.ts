@@ -63,8 +63,16 @@ describe('preload', () => {
   })
 
   it("carries a refused form's fields, which only a message can take across contextBridge", async () => {
-    bridge.reply = () => ({ ok: false, error: { code: 'invalid_request', message: 'startJob: task: describe the task', fields: { task: 'describe the task' } } })
-    const error = await exposedApi().startJob({ kind: 'demo' }).then(() => new Error('resolved'), (caught: unknown) => caught as Error)
+    bridge.reply = () => ({
+      ok: false,
+      error: { code: 'invalid_request', message: 'startJob: task: describe the task', fields: { task: 'describe the task' } },
+    })
+    const error = await exposedApi()
+      .startJob({ kind: 'demo' })
+      .then(
+        () => new Error('resolved'),
+        (caught: unknown) => caught as Error,
+      )
     expect(splitFieldErrors(error.message)).toEqual({ message: 'startJob: task: describe the task', fields: { task: 'describe the task' } })
     expect(exposedApi().pathForFile?.('not a File')).toBe('')
   })

@@ -1,12 +1,5 @@
 import { contextBridge, ipcRenderer, webUtils, type IpcRendererEvent } from 'electron'
-import type {
-  ApiInput,
-  ApiMethod,
-  ApiNotification,
-  ApiOutputs,
-  ApiResult,
-  ArborApi,
-} from '../src-main/core/api/contract'
+import type { ApiInput, ApiMethod, ApiNotification, ApiOutputs, ApiResult, ArborApi } from '../src-main/core/api/contract'
 import { fieldsMarker, ipcChannel, notificationChannel } from '../src-main/core/api/methods'
 
 /**
@@ -19,7 +12,9 @@ async function call<M extends ApiMethod>(method: M, input: ApiInput<M>): Promise
   const result = (await ipcRenderer.invoke(ipcChannel(method), input)) as ApiResult<ApiOutputs[M]>
   if (result.ok) return result.value
   // Only a message survives contextBridge; the fields of a refused form ride along in it as JSON.
-  throw new Error(result.error.fields ? `${result.error.message}\n${fieldsMarker}${JSON.stringify(result.error.fields)}` : result.error.message)
+  throw new Error(
+    result.error.fields ? `${result.error.message}\n${fieldsMarker}${JSON.stringify(result.error.fields)}` : result.error.message,
+  )
 }
 
 const api = {

@@ -20,14 +20,24 @@ function childScript(area: keyof typeof areas) {
       { delay_ms: 1200, text: `Reading ${file}.`, tool_calls: [{ name: 'read_file', arguments: { path: file } }] },
       (view: ConversationView): FakeOpenAIResponse => {
         const firstLine = (view.tool_results[0]?.content ?? '').split('\n')[0]?.replace(/^\s*\d+\t/, '') ?? ''
-        const report = { status: 'completed', summary: `${file} starts with: ${firstLine}`, findings: [`read ${file}`], evidence: [`${file}:1`], unresolved_questions: [] }
+        const report = {
+          status: 'completed',
+          summary: `${file} starts with: ${firstLine}`,
+          findings: [`read ${file}`],
+          evidence: [`${file}:1`],
+          unresolved_questions: [],
+        }
         return { delay_ms: 1200, tool_calls: [{ name: 'attempt_completion', arguments: { result: JSON.stringify(report) } }] }
       },
     ],
   }
 }
 
-const bash = (): FakeOpenAIResponse => ({ delay_ms: 300, text: 'Removing the stale notes file.', tool_calls: [{ name: 'bash', arguments: { command: riskyCommand } }] })
+const bash = (): FakeOpenAIResponse => ({
+  delay_ms: 300,
+  text: 'Removing the stale notes file.',
+  tool_calls: [{ name: 'bash', arguments: { command: riskyCommand } }],
+})
 
 const rootScript = {
   match: rootMarker,
@@ -46,7 +56,10 @@ const rootScript = {
   ],
 }
 
-const completion = (): FakeOpenAIResponse => ({ delay_ms: 300, tool_calls: [{ name: 'attempt_completion', arguments: { result: rootAnswer } }] })
+const completion = (): FakeOpenAIResponse => ({
+  delay_ms: 300,
+  tool_calls: [{ name: 'attempt_completion', arguments: { result: rootAnswer } }],
+})
 
 export async function startFakeModel(): Promise<FakeServer<FakeOpenAIResponse>> {
   return startFakeOpenAI({

@@ -36,7 +36,16 @@ export function longTrace(agentEvents: number, jobId = 'job_long', agentId = 'ag
     seq += 1
     ts = new Date(start + seq * stepMs + late).toISOString()
     lines.push(
-      JSON.stringify({ type, seq, ts, job_id: jobId, agent_id: onAgent ? agentId : null, parent_id: null, depth: onAgent ? 0 : null, data }),
+      JSON.stringify({
+        type,
+        seq,
+        ts,
+        job_id: jobId,
+        agent_id: onAgent ? agentId : null,
+        parent_id: null,
+        depth: onAgent ? 0 : null,
+        data,
+      }),
     )
     if (onAgent) agentSeqs.push(seq)
   }
@@ -72,7 +81,14 @@ export function longTrace(agentEvents: number, jobId = 'job_long', agentId = 'ag
       case 0: {
         const slow = step === slowStep
         if (slow) late += slowCallMs
-        push('llm.call', true, { provider: 'scripted', model: 'scripted', usage, cost_usd: null, duration_ms: slow ? slowCallMs : 5, finish_reason: 'tool_calls' })
+        push('llm.call', true, {
+          provider: 'scripted',
+          model: 'scripted',
+          usage,
+          cost_usd: null,
+          duration_ms: slow ? slowCallMs : 5,
+          finish_reason: 'tool_calls',
+        })
         if (slow) slowCall = { seq, ts, durationMs: slowCallMs }
         break
       }
@@ -98,7 +114,11 @@ export function longTrace(agentEvents: number, jobId = 'job_long', agentId = 'ag
         })
     }
   }
-  const total = { ...usage, input_tokens: usage.input_tokens * Math.ceil(steps / 4), output_tokens: usage.output_tokens * Math.ceil(steps / 4) }
+  const total = {
+    ...usage,
+    input_tokens: usage.input_tokens * Math.ceil(steps / 4),
+    output_tokens: usage.output_tokens * Math.ceil(steps / 4),
+  }
   push('agent.end', true, {
     status: 'completed',
     terminal_reason: 'completed',

@@ -24,6 +24,7 @@ export function builtAgentEntry(outDir: string, dataFolder?: string): ForkHostOp
   // The entry is only process.argv[1] then: the snapshot holds the code the process runs.
   if (existsSync(snapshot) && existsSync(oneFile)) return { entry: oneFile, execArgv: ['--snapshot-blob', snapshot] }
   const cached = path.join(outDir, 'agent-cached.cjs')
-  if (dataFolder && existsSync(cached) && existsSync(path.join(outDir, codeCacheSourceFile))) return { entry: cached, env: { [codeCacheDirVariable]: codeCacheDir(dataFolder) } }
+  if (dataFolder && existsSync(cached) && existsSync(path.join(outDir, codeCacheSourceFile)))
+    return { entry: cached, env: { [codeCacheDirVariable]: codeCacheDir(dataFolder) } }
   return { entry: bundle }
 }

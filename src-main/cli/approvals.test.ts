@@ -29,7 +29,16 @@ describe('printable', () => {
 
 describe('answerRootApprovals', () => {
   const approvalEvent = (data: Record<string, unknown>): TraceEvent =>
-    ({ seq: 1, type: 'approval.request', ts: '2025-03-01T10:00:00.000Z', job_id: 'job-1', agent_id: 'root', parent_id: null, depth: 0, data }) as TraceEvent
+    ({
+      seq: 1,
+      type: 'approval.request',
+      ts: '2025-03-01T10:00:00.000Z',
+      job_id: 'job-1',
+      agent_id: 'root',
+      parent_id: null,
+      depth: 0,
+      data,
+    }) as TraceEvent
 
   it('prints a hostile command and reason without their control characters, and asks', async () => {
     const input = new PassThrough()

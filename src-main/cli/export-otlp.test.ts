@@ -33,9 +33,14 @@ const built = existsSync(fileURLToPath(new URL('../../out/main/cli.js', import.m
 function arbor(args: string[], timeout = 60_000, options: { built?: boolean } = {}): Promise<Outcome> {
   const entry = options.built ? [builtCli] : ['--import', 'tsx', cli]
   return new Promise((resolve) => {
-    execFile(process.execPath, [...entry, ...args], { env: { ...process.env, ARBOR_DATA_DIR: tempDir() }, timeout }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr })
-    })
+    execFile(
+      process.execPath,
+      [...entry, ...args],
+      { env: { ...process.env, ARBOR_DATA_DIR: tempDir() }, timeout },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr })
+      },
+    )
   })
 }
 
@@ -57,8 +62,23 @@ describe('arbor export --otlp-endpoint', () => {
   it('pushes the job as OTLP/HTTP protobuf with the headers given, and prints no header value', async () => {
     const collector = await receiver()
     const db = sampleDb()
-    const result = await arbor(['export', '--db', db, '--last', '--otlp-endpoint', `${collector.url}/v1/traces`, '--header', `Authorization=${secret}`, '--header', 'x-project=demo'])
-    expect(result).toEqual({ code: 0, stdout: `sent job ${jobId}: 8 spans (OTLP/HTTP protobuf) to ${collector.url}/v1/traces\n`, stderr: '' })
+    const result = await arbor([
+      'export',
+      '--db',
+      db,
+      '--last',
+      '--otlp-endpoint',
+      `${collector.url}/v1/traces`,
+      '--header',
+      `Authorization=${secret}`,
+      '--header',
+      'x-project=demo',
+    ])
+    expect(result).toEqual({
+      code: 0,
+      stdout: `sent job ${jobId}: 8 spans (OTLP/HTTP protobuf) to ${collector.url}/v1/traces\n`,
+      stderr: '',
+    })
     expect(collector.requests).toHaveLength(1)
     const [request] = collector.requests
     expect(request!.path).toBe('/v1/traces')
@@ -74,16 +94,36 @@ describe('arbor export --otlp-endpoint', () => {
     expect(attribute(agent(childId), 'gen_ai.provider.name')).toEqual({ stringValue: 'scripted' })
   }, 90_000)
 
-  it.skipIf(!built)(`works the same from the built CLI (bin/arbor.js)${built ? '' : ' — skipped: out/main/cli.js is not built, run npm run build'}`, async () => {
-    const collector = await receiver()
-    const result = await arbor(['export', '--db', sampleDb(), '--last', '--otlp-endpoint', collector.url, '--header', `Authorization=${secret}`], 60_000, { built: true })
-    expect(result).toEqual({ code: 0, stdout: `sent job ${jobId}: 8 spans (OTLP/HTTP protobuf) to ${collector.url}/v1/traces\n`, stderr: '' })
-    expect(collector.spans()).toHaveLength(8)
-    expect(collector.requests[0]!.headers.authorization).toBe(secret)
-    collector.respondWith(403)
-    const refused = await arbor(['export', '--db', sampleDb(), '--last', '--otlp-endpoint', collector.url, '--header', `Authorization=${secret}`], 60_000, { built: true })
-    expect(refused).toEqual({ code: 1, stdout: '', stderr: `arbor: OTLP export to ${collector.url}/v1/traces failed: HTTP 403 Forbidden (status 403)\n` })
-  }, 90_000)
+  it.skipIf(!built)(
+    `works the same from the built CLI (bin/arbor.js)${built ? '' : ' — skipped: out/main/cli.js is not built, run npm run build'}`,
+    async () => {
+      const collector = await receiver()
+      const result = await arbor(
+        ['export', '--db', sampleDb(), '--last', '--otlp-endpoint', collector.url, '--header', `Authorization=${secret}`],
+        60_000,
+        { built: true },
+      )
+      expect(result).toEqual({
+        code: 0,
+        stdout: `sent job ${jobId}: 8 spans (OTLP/HTTP protobuf) to ${collector.url}/v1/traces\n`,
+        stderr: '',
+      })
+      expect(collector.spans()).toHaveLength(8)
+      expect(collector.requests[0]!.headers.authorization).toBe(secret)
+      collector.respondWith(403)
+      const refused = await arbor(
+        ['export', '--db', sampleDb(), '--last', '--otlp-endpoint', collector.url, '--header', `Authorization=${secret}`],
+        60_000,
+        { built: true },
+      )
+      expect(refused).toEqual({
+        code: 1,
+        stdout: '',
+        stderr: `arbor: OTLP export to ${collector.url}/v1/traces failed: HTTP 403 Forbidden (status 403)\n`,
+      })
+    },
+    90_000,
+  )
 
   it('adds /v1/traces to a base URL', async () => {
     const collector = await receiver()
@@ -95,19 +135,54 @@ describe('arbor export --otlp-endpoint', () => {
   it('fails with one line naming the endpoint and the status when the collector answers 401, exit 1', async () => {
     const collector = await receiver()
     collector.respondWith(401)
-    const result = await arbor(['export', '--db', sampleDb(), '--last', '--otlp-endpoint', `${collector.url}/v1/traces`, '--header', `Authorization=${secret}`])
-    expect(result).toEqual({ code: 1, stdout: '', stderr: `arbor: OTLP export to ${collector.url}/v1/traces failed: HTTP 401 Unauthorized (status 401)\n` })
+    const result = await arbor([
+      'export',
+      '--db',
+      sampleDb(),
+      '--last',
+      '--otlp-endpoint',
+      `${collector.url}/v1/traces`,
+      '--header',
+      `Authorization=${secret}`,
+    ])
+    expect(result).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: `arbor: OTLP export to ${collector.url}/v1/traces failed: HTTP 401 Unauthorized (status 401)\n`,
+    })
   }, 90_000)
 
   it('fails with one line when nothing listens at the endpoint, exit 1, no header value shown', async () => {
     const port = await freePort()
-    const result = await arbor(['export', '--db', sampleDb(), '--last', '--otlp-endpoint', `http://127.0.0.1:${port}/v1/traces`, '--header', `Authorization=${secret}`])
-    expect(result).toEqual({ code: 1, stdout: '', stderr: `arbor: OTLP export to http://127.0.0.1:${port}/v1/traces failed: cannot connect (ECONNREFUSED)\n` })
+    const result = await arbor([
+      'export',
+      '--db',
+      sampleDb(),
+      '--last',
+      '--otlp-endpoint',
+      `http://127.0.0.1:${port}/v1/traces`,
+      '--header',
+      `Authorization=${secret}`,
+    ])
+    expect(result).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: `arbor: OTLP export to http://127.0.0.1:${port}/v1/traces failed: cannot connect (ECONNREFUSED)\n`,
+    })
   }, 90_000)
 
   it('refuses bad options with a usage error (exit 2), never echoing a header value', async () => {
     const db = sampleDb()
-    const noEndpoint = await arbor(['export', '--db', db, '--last', '--header', `Authorization=${secret}`, '--out', path.join(tempDir(), 'x.json')])
+    const noEndpoint = await arbor([
+      'export',
+      '--db',
+      db,
+      '--last',
+      '--header',
+      `Authorization=${secret}`,
+      '--out',
+      path.join(tempDir(), 'x.json'),
+    ])
     expect(noEndpoint.code).toBe(2)
     expect(noEndpoint.stderr).toContain('arbor: --header goes with --otlp-endpoint')
     const badUrl = await arbor(['export', '--db', db, '--last', '--otlp-endpoint', 'localhost:4318'])
@@ -139,7 +214,9 @@ describe('arbor run with the trace export setting stored in its database', () =>
     expect(collector.requests[0]!.headers.authorization).toBe(secret)
     const spans = collector.spans()
     expect(spans.filter((span) => span.name === 'invoke_workflow arbor')).toHaveLength(1)
-    expect(result.stderr).toMatch(new RegExp(`arbor: job \\S+: ${spans.length} spans sent to ${collector.url.replace(/\./g, '\\.')}/v1/traces`))
+    expect(result.stderr).toMatch(
+      new RegExp(`arbor: job \\S+: ${spans.length} spans sent to ${collector.url.replace(/\./g, '\\.')}/v1/traces`),
+    )
     expect(result.stdout + result.stderr).not.toContain(secret)
   }, 150_000)
 })

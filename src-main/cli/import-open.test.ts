@@ -14,7 +14,11 @@ import { TraceWriter } from '../core/store/trace-writer'
 const cli = fileURLToPath(new URL('./main.ts', import.meta.url))
 const exec = promisify(execFile)
 const arbor = (args: string[]) => exec(process.execPath, ['--import', 'tsx', cli, ...args], { timeout: 60_000 })
-const failure = (args: string[]) => arbor(args).then(() => ({ code: 0, stderr: '', stdout: '' }), (error: { code: number; stderr: string; stdout: string }) => error)
+const failure = (args: string[]) =>
+  arbor(args).then(
+    () => ({ code: 0, stderr: '', stdout: '' }),
+    (error: { code: number; stderr: string; stdout: string }) => error,
+  )
 
 /** A finished job's trace, written by the store's own export. */
 async function demoTrace(): Promise<{ dir: string; trace: string; lines: string[] }> {
@@ -63,7 +67,9 @@ describe('arbor import and open', () => {
   it('open imports the trace and serves the UI with that job selected', async () => {
     const { dir, trace, lines } = await demoTrace()
     const built = existsSync(fileURLToPath(new URL('../../out/renderer/index.html', import.meta.url)))
-    const child = spawn(process.execPath, ['--import', 'tsx', cli, 'open', trace, '--db', path.join(dir, 'viewer.db')], { stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(process.execPath, ['--import', 'tsx', cli, 'open', trace, '--db', path.join(dir, 'viewer.db')], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
     let output = ''
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve))
     child.stdout.on('data', (chunk: Buffer) => (output += chunk))
@@ -95,7 +101,9 @@ describe('arbor import and open', () => {
 
   it('import of a Claude Code session stores its tree, prints the job id and what it skipped', async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'arbor-import-'))
-    const session = fileURLToPath(new URL('../core/import/claude-code/fixtures/v2-1-subagents/3a0c5e7d-21f4-4b1a-9c55-0e2d7f6a8b13.jsonl', import.meta.url))
+    const session = fileURLToPath(
+      new URL('../core/import/claude-code/fixtures/v2-1-subagents/3a0c5e7d-21f4-4b1a-9c55-0e2d7f6a8b13.jsonl', import.meta.url),
+    )
     const db = path.join(dir, 'viewer.db')
     const first = await arbor(['import', session, '--db', db])
     const sessionJob = 'job_cc_3a0c5e7d-21f4-4b1a-9c55-0e2d7f6a8b13'
@@ -106,14 +114,25 @@ describe('arbor import and open', () => {
     // The stored job exports as an Arbor trace with every agent of the session: the root and five subagents.
     const out = path.join(dir, 'session.jsonl')
     await arbor(['export', '--db', db, '--job', sessionJob, '--out', out])
-    const starts = readFileSync(out, 'utf8').trimEnd().split('\n').filter((line) => line.includes('"type":"agent.start"'))
+    const starts = readFileSync(out, 'utf8')
+      .trimEnd()
+      .split('\n')
+      .filter((line) => line.includes('"type":"agent.start"'))
     expect(starts).toHaveLength(6)
     // A key of the environment that turns up in a session is not stored.
     const key = 'sk-ant-api03-CLI-TEST-KEY-0123456789'
     const keyed = path.join(dir, 'keyed', 'session.jsonl')
     mkdirSync(path.dirname(keyed))
-    writeFileSync(keyed, readFileSync(session, 'utf8').replace('Survey the shop repo', `Survey the shop repo with ${key}`).replaceAll('3a0c5e7d-21f4', '4b1d6f8e-32a5'))
-    await exec(process.execPath, ['--import', 'tsx', cli, 'import', keyed, '--db', db], { timeout: 60_000, env: { ...process.env, ANTHROPIC_API_KEY: key } })
+    writeFileSync(
+      keyed,
+      readFileSync(session, 'utf8')
+        .replace('Survey the shop repo', `Survey the shop repo with ${key}`)
+        .replaceAll('3a0c5e7d-21f4', '4b1d6f8e-32a5'),
+    )
+    await exec(process.execPath, ['--import', 'tsx', cli, 'import', keyed, '--db', db], {
+      timeout: 60_000,
+      env: { ...process.env, ANTHROPIC_API_KEY: key },
+    })
     const keyedOut = path.join(dir, 'keyed.jsonl')
     await arbor(['export', '--db', db, '--job', 'job_cc_4b1d6f8e-32a5-4b1a-9c55-0e2d7f6a8b13', '--out', keyedOut])
     const keyedTrace = readFileSync(keyedOut, 'utf8')

@@ -42,7 +42,12 @@ const flagOf: Partial<Record<keyof FieldErrors, string>> = {
 }
 
 /** The CLI's default model per provider (the light model defaults to the main one). */
-const cliModels: Record<ProviderId, string> = { scripted: 'scripted', openai: 'gpt-4o', anthropic: 'claude-sonnet-4-6', openai_compatible: 'llama3.1' }
+const cliModels: Record<ProviderId, string> = {
+  scripted: 'scripted',
+  openai: 'gpt-4o',
+  anthropic: 'claude-sonnet-4-6',
+  openai_compatible: 'llama3.1',
+}
 
 export const isProvider = (value: string): value is ProviderId => (providerIds as readonly string[]).includes(value)
 
@@ -113,7 +118,9 @@ const describeErrors = (errors: FieldErrors): string =>
  * `--yes`; otherwise the job is refused (exit 2).
  */
 export async function confirmNoSandbox(values: CliValues, interactive: boolean): Promise<void> {
-  console.error('arbor: WARNING: --no-sandbox: commands run without the OS sandbox; they can read, change and delete anything you can, and reach the network.')
+  console.error(
+    'arbor: WARNING: --no-sandbox: commands run without the OS sandbox; they can read, change and delete anything you can, and reach the network.',
+  )
   if (values.yes) return
   if (!interactive) throw new JobRefused('--no-sandbox needs --yes when there is no terminal to ask on; the job was not started')
   const prompt = createInterface({ input: process.stdin, output: process.stderr })

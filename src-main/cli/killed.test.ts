@@ -31,8 +31,14 @@ describe('arbor run SIGKILLed mid-job', () => {
     const killedAt = performance.now()
     process.kill(stuck.pid, 'SIGKILL')
     expect(await stuck.exited).toEqual({ code: null, signal: 'SIGKILL' })
-    await waitForNoneLeft(stuck.marker, stuck.tree.map((info) => info.pid), 5_000)
-    console.log(`arbor run SIGKILLed: its ${stuck.tree.length} descendant processes were all gone after ${(performance.now() - killedAt).toFixed(0)} ms`)
+    await waitForNoneLeft(
+      stuck.marker,
+      stuck.tree.map((info) => info.pid),
+      5_000,
+    )
+    console.log(
+      `arbor run SIGKILLed: its ${stuck.tree.length} descendant processes were all gone after ${(performance.now() - killedAt).toFixed(0)} ms`,
+    )
 
     // The next process to open the file ends the job: interrupted, every agent ended.
     const exportFile = path.join(path.dirname(stuck.dbFile), 'killed.jsonl')
@@ -45,7 +51,12 @@ describe('arbor run SIGKILLed mid-job', () => {
     const ended = events.filter((event) => event.type === 'agent.end').map((event) => event.agent_id)
     expect(started).toHaveLength(4)
     expect(new Set(ended)).toEqual(new Set(started))
-    expect(events.filter((event) => event.type === 'agent.end').map((event) => event.data.terminal_reason)).toEqual(['crashed', 'crashed', 'crashed', 'crashed'])
+    expect(events.filter((event) => event.type === 'agent.end').map((event) => event.data.terminal_reason)).toEqual([
+      'crashed',
+      'crashed',
+      'crashed',
+      'crashed',
+    ])
 
     // The database still works: another job starts and finishes on it.
     const next = await runCli(['run', stuck.project, '--task', 'after the crash', '--db', stuck.dbFile, '--json'])

@@ -40,7 +40,10 @@ interface Outcome {
 }
 
 const arbor = (args: string[], env: NodeJS.ProcessEnv = {}): Promise<Outcome> =>
-  exec(process.execPath, ['--import', 'tsx', cli, ...args], { env: { ...process.env, OPENAI_API_KEY: 'sk-test-options', ...env }, timeout: 45_000 }).then(
+  exec(process.execPath, ['--import', 'tsx', cli, ...args], {
+    env: { ...process.env, OPENAI_API_KEY: 'sk-test-options', ...env },
+    timeout: 45_000,
+  }).then(
     ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
     (error: Outcome) => error,
   )
@@ -57,19 +60,41 @@ const jobsIn = (db: string): number => {
 
 async function answeringServer(): Promise<string> {
   server = (await startFakeOpenAI({
-    route: openaiConversations([{ match: 'ROOT-TASK', turns: [{ tool_calls: [{ name: 'attempt_completion', arguments: { result: 'done' } }] }] }]),
+    route: openaiConversations([
+      { match: 'ROOT-TASK', turns: [{ tool_calls: [{ name: 'attempt_completion', arguments: { result: 'done' } }] }] },
+    ]),
   })) as FakeServer<unknown>
   return `${server.url}/v1`
 }
 
-const headerOf = (file: string) => JSON.parse(readFileSync(file, 'utf8').split('\n')[0]!) as { type: string; job: { settings: Record<string, unknown> } }
+const headerOf = (file: string) =>
+  JSON.parse(readFileSync(file, 'utf8').split('\n')[0]!) as { type: string; job: { settings: Record<string, unknown> } }
 
 describe('arbor run checks its job options with the API’s limits', () => {
   it('names each bad flag with the form’s message, exits 2 and starts nothing', async () => {
     const { project, db } = fixture()
     const failed = await arbor([
-      'run', project, '--task', '   ', '--db', db, '--max-depth', '9', '--max-children', '65', '--job-token-budget', '1000000001',
-      '--job-cost-budget', '100001', '--agent-timeout', '86401', '--max-spawns-per-turn=-1', '--max-spawns-per-minute', '2.5', '--base-url', 'ftp://example.com',
+      'run',
+      project,
+      '--task',
+      '   ',
+      '--db',
+      db,
+      '--max-depth',
+      '9',
+      '--max-children',
+      '65',
+      '--job-token-budget',
+      '1000000001',
+      '--job-cost-budget',
+      '100001',
+      '--agent-timeout',
+      '86401',
+      '--max-spawns-per-turn=-1',
+      '--max-spawns-per-minute',
+      '2.5',
+      '--base-url',
+      'ftp://example.com',
     ])
     expect(failed.code).toBe(2)
     expect(failed.stdout).toBe('')
@@ -93,8 +118,20 @@ describe('arbor run checks its job options with the API’s limits', () => {
     const { project, db } = fixture()
     const baseUrl = await answeringServer()
     const failed = await arbor([
-      'run', project, '--task', 'ROOT-TASK: total the cart', '--provider', 'openai_compatible', '--base-url', baseUrl, '--model', 'my-local-model',
-      '--job-cost-budget', '2', '--db', db,
+      'run',
+      project,
+      '--task',
+      'ROOT-TASK: total the cart',
+      '--provider',
+      'openai_compatible',
+      '--base-url',
+      baseUrl,
+      '--model',
+      'my-local-model',
+      '--job-cost-budget',
+      '2',
+      '--db',
+      db,
     ])
     expect(failed.code).toBe(2)
     expect(failed.stderr).toContain('arbor: --job-cost-budget: "my-local-model" has no price, so a cost budget cannot be enforced')
@@ -109,9 +146,29 @@ describe('arbor run checks its job options with the API’s limits', () => {
     const baseUrl = await answeringServer()
     const exportFile = path.join(dir, 'trace.jsonl')
     const done = await arbor([
-      'run', project, '--task', 'ROOT-TASK: total the cart', '--provider', 'openai', '--base-url', baseUrl, '--model', 'gpt-4o-mini',
-      '--allow-network', '--no-sandbox', '--yes', '--agent-timeout', '120', '--max-spawns-per-turn', '4', '--max-spawns-per-minute', '0',
-      '--db', db, '--export', exportFile,
+      'run',
+      project,
+      '--task',
+      'ROOT-TASK: total the cart',
+      '--provider',
+      'openai',
+      '--base-url',
+      baseUrl,
+      '--model',
+      'gpt-4o-mini',
+      '--allow-network',
+      '--no-sandbox',
+      '--yes',
+      '--agent-timeout',
+      '120',
+      '--max-spawns-per-turn',
+      '4',
+      '--max-spawns-per-minute',
+      '0',
+      '--db',
+      db,
+      '--export',
+      exportFile,
     ])
     expect(done.code).toBe(0)
     expect(done.stderr).toContain('arbor: WARNING: --no-sandbox: commands run without the OS sandbox')
@@ -133,7 +190,9 @@ describe('arbor run --no-sandbox', () => {
     const { project, db } = fixture()
     const failed = await arbor(['run', project, '--task', 'ROOT-TASK: look around', '--no-sandbox', '--db', db])
     expect(failed.code).toBe(2)
-    expect(failed.stderr).toContain('arbor: WARNING: --no-sandbox: commands run without the OS sandbox; they can read, change and delete anything you can')
+    expect(failed.stderr).toContain(
+      'arbor: WARNING: --no-sandbox: commands run without the OS sandbox; they can read, change and delete anything you can',
+    )
     expect(failed.stderr).toContain('--no-sandbox needs --yes when there is no terminal to ask on')
     expect(jobsIn(db)).toBe(0)
   })
@@ -145,11 +204,31 @@ describe('arbor run --no-sandbox', () => {
   ])('on a terminal asks first; answering %s exits %d with %d job(s)', async (answer, code, jobs) => {
     const { project, db } = fixture()
     const baseUrl = await answeringServer()
-    const command = [process.execPath, '--import', 'tsx', cli, 'run', project, '--task', "'ROOT-TASK: look around'", '--provider', 'openai', '--base-url', baseUrl,
-      '--model', 'gpt-4o-mini', '--no-sandbox', '--db', db].join(' ')
+    const command = [
+      process.execPath,
+      '--import',
+      'tsx',
+      cli,
+      'run',
+      project,
+      '--task',
+      "'ROOT-TASK: look around'",
+      '--provider',
+      'openai',
+      '--base-url',
+      baseUrl,
+      '--model',
+      'gpt-4o-mini',
+      '--no-sandbox',
+      '--db',
+      db,
+    ].join(' ')
     const outcome = await new Promise<Outcome>((resolve) => {
-      const child = execFile('/usr/bin/script', ['-qec', command, '/dev/null'], { env: { ...process.env, OPENAI_API_KEY: 'sk-test-options' }, timeout: 45_000 }, (error, stdout, stderr) =>
-        resolve({ code: error ? Number(error.code) : 0, stdout, stderr }),
+      const child = execFile(
+        '/usr/bin/script',
+        ['-qec', command, '/dev/null'],
+        { env: { ...process.env, OPENAI_API_KEY: 'sk-test-options' }, timeout: 45_000 },
+        (error, stdout, stderr) => resolve({ code: error ? Number(error.code) : 0, stdout, stderr }),
       )
       child.stdin?.end(`${answer}\n`)
     })

@@ -57,7 +57,10 @@ const delegatingScripts = [
       {
         text: 'Delegating the tax file.',
         tool_calls: [
-          { name: 'task', arguments: { description: 'AREA-TAX', prompt: 'Survey AREA-TAX and report as explore JSON.', subagent_type: 'explore' } },
+          {
+            name: 'task',
+            arguments: { description: 'AREA-TAX', prompt: 'Survey AREA-TAX and report as explore JSON.', subagent_type: 'explore' },
+          },
         ],
       },
       { tool_calls: [{ name: 'attempt_completion', arguments: { result: rootAnswer } }] },
@@ -66,9 +69,7 @@ const delegatingScripts = [
 ]
 
 /** The root answers at once, no children. */
-const directScripts = [
-  { match: 'ROOT-TASK', turns: [{ tool_calls: [{ name: 'attempt_completion', arguments: { result: rootAnswer } }] }] },
-]
+const directScripts = [{ match: 'ROOT-TASK', turns: [{ tool_calls: [{ name: 'attempt_completion', arguments: { result: rootAnswer } }] }] }]
 
 let server: FakeServer<unknown> | null = null
 afterEach(async () => {
@@ -82,11 +83,33 @@ async function arborRun(scripts: Parameters<typeof openaiConversations>[0], mode
   const exportFile = path.join(dir, 'trace.jsonl')
   const { stdout, stderr } = await exec(
     process.execPath,
-    ['--import', 'tsx', cli, 'run', project, '--task', 'ROOT-TASK: where is tax computed?', '--provider', 'openai', '--model', model,
-      '--base-url', `${server.url}/v1`, '--db', path.join(dir, 'arbor.db'), '--export', exportFile, ...extra],
+    [
+      '--import',
+      'tsx',
+      cli,
+      'run',
+      project,
+      '--task',
+      'ROOT-TASK: where is tax computed?',
+      '--provider',
+      'openai',
+      '--model',
+      model,
+      '--base-url',
+      `${server.url}/v1`,
+      '--db',
+      path.join(dir, 'arbor.db'),
+      '--export',
+      exportFile,
+      ...extra,
+    ],
     { env: { ...process.env, OPENAI_API_KEY: 'sk-test-output' }, timeout: 30_000 },
   )
-  const events: TraceEvent[] = readFileSync(exportFile, 'utf8').trim().split('\n').slice(1).map((line) => JSON.parse(line))
+  const events: TraceEvent[] = readFileSync(exportFile, 'utf8')
+    .trim()
+    .split('\n')
+    .slice(1)
+    .map((line) => JSON.parse(line))
   return { stdout, stderr, events, dbFile: path.join(dir, 'arbor.db') }
 }
 
@@ -111,7 +134,9 @@ describe('arbor run output', () => {
     expect(rootCost).toBeGreaterThan(0)
     expect(lines).toContain(`■ root completed (completed, 2 steps, ${tokensOf(rootEnd)} tokens, ${formatCost(rootCost)})`)
     const childEnd = events.find((event) => event.type === 'agent.end' && event.depth === 1)!
-    expect(lines).toContain(`  ■ AREA-TAX completed (completed, 2 steps, ${tokensOf(childEnd)} tokens, ${formatCost(childEnd.data.cost_usd as number)})`)
+    expect(lines).toContain(
+      `  ■ AREA-TAX completed (completed, 2 steps, ${tokensOf(childEnd)} tokens, ${formatCost(childEnd.data.cost_usd as number)})`,
+    )
 
     const jobEnd = jobEndOf(events)
     const jobCost = jobEnd.data.cost_usd as number
@@ -132,7 +157,19 @@ describe('arbor run output', () => {
       cost_usd: number | null
       duration_ms: number
       trace_db: string
-      agents: { id: string; parent_id: string | null; depth: number; label: string; profile: string; model: string; status: string; terminal_reason: string; steps: number; usage: Record<string, number>; cost_usd: number | null }[]
+      agents: {
+        id: string
+        parent_id: string | null
+        depth: number
+        label: string
+        profile: string
+        model: string
+        status: string
+        terminal_reason: string
+        steps: number
+        usage: Record<string, number>
+        cost_usd: number | null
+      }[]
     }
     expect(Object.keys(outcome)).toEqual(['job_id', 'status', 'result', 'usage', 'cost_usd', 'duration_ms', 'trace_db', 'agents'])
 
@@ -143,7 +180,13 @@ describe('arbor run output', () => {
     expect(outcome.result).toBe(rootAnswer)
     expect(outcome.result).toBe(rootEndOf(events).data.result)
     expect(outcome.usage).toEqual(jobEnd.data.usage)
-    expect(Object.keys(outcome.usage).sort()).toEqual(['cache_read_tokens', 'cache_write_tokens', 'input_tokens', 'output_tokens', 'reasoning_tokens'])
+    expect(Object.keys(outcome.usage).sort()).toEqual([
+      'cache_read_tokens',
+      'cache_write_tokens',
+      'input_tokens',
+      'output_tokens',
+      'reasoning_tokens',
+    ])
     expect(outcome.cost_usd).toBe(jobEnd.data.cost_usd)
     expect(outcome.cost_usd).toBeGreaterThan(0)
     expect(outcome.duration_ms).toBeGreaterThan(0)
@@ -156,7 +199,14 @@ describe('arbor run output', () => {
     expect(Math.abs(summedCost - outcome.cost_usd!)).toBeLessThan(1e-9)
     for (const agent of outcome.agents) {
       const end = events.find((event) => event.type === 'agent.end' && event.agent_id === agent.id)!
-      expect(agent).toMatchObject({ status: end.data.status, terminal_reason: end.data.terminal_reason, steps: end.data.steps, usage: end.data.usage, cost_usd: end.data.cost_usd, model: 'gpt-4o' })
+      expect(agent).toMatchObject({
+        status: end.data.status,
+        terminal_reason: end.data.terminal_reason,
+        steps: end.data.steps,
+        usage: end.data.usage,
+        cost_usd: end.data.cost_usd,
+        model: 'gpt-4o',
+      })
     }
     const [root, child] = outcome.agents
     expect(root).toMatchObject({ parent_id: null, depth: 0, label: 'root', profile: 'general' })

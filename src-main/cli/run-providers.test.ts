@@ -96,15 +96,39 @@ describe.each(['openai', 'anthropic'] as const)('arbor run --provider %s', (prov
     const baseUrl = provider === 'openai' ? `${server.url}/v1` : server.url
     const { stdout } = await run(
       process.execPath,
-      ['--import', 'tsx', cli, 'run', project, '--task', 'ROOT-TASK: survey the shop', '--provider', provider, '--model', model,
-        '--base-url', baseUrl, '--db', path.join(dir, 'arbor.db'), '--export', exportFile],
-      { env: { ...process.env, OPENAI_API_KEY: 'sk-test-never-logged-123', ANTHROPIC_API_KEY: 'sk-ant-test-never-logged-123' }, timeout: 60_000 },
+      [
+        '--import',
+        'tsx',
+        cli,
+        'run',
+        project,
+        '--task',
+        'ROOT-TASK: survey the shop',
+        '--provider',
+        provider,
+        '--model',
+        model,
+        '--base-url',
+        baseUrl,
+        '--db',
+        path.join(dir, 'arbor.db'),
+        '--export',
+        exportFile,
+      ],
+      {
+        env: { ...process.env, OPENAI_API_KEY: 'sk-test-never-logged-123', ANTHROPIC_API_KEY: 'sk-ant-test-never-logged-123' },
+        timeout: 60_000,
+      },
     )
     expect(stdout).toContain('completed')
 
     const text = readFileSync(exportFile, 'utf8')
     expect(text).not.toContain('never-logged')
-    const events: TraceEvent[] = text.trim().split('\n').slice(1).map((line) => JSON.parse(line))
+    const events: TraceEvent[] = text
+      .trim()
+      .split('\n')
+      .slice(1)
+      .map((line) => JSON.parse(line))
     const ends = events.filter((event) => event.type === 'agent.end')
     const children = ends.filter((event) => event.depth === 1)
     expect(children).toHaveLength(3)
@@ -128,6 +152,10 @@ describe.each(['openai', 'anthropic'] as const)('arbor run --provider %s', (prov
     const llmCalls = events.filter((event) => event.type === 'llm.call')
     expect(llmCalls.every((event) => event.data.provider === provider && typeof event.data.cost_usd === 'number')).toBe(true)
     // The response's id and answering model, as the server sent them (OTLP gen_ai.response.*).
-    expect(llmCalls.every((event) => /^(chatcmpl|msg)_?-?fake\d+$/.test(String(event.data.response_id)) && typeof event.data.response_model === 'string')).toBe(true)
+    expect(
+      llmCalls.every(
+        (event) => /^(chatcmpl|msg)_?-?fake\d+$/.test(String(event.data.response_id)) && typeof event.data.response_model === 'string',
+      ),
+    ).toBe(true)
   })
 })

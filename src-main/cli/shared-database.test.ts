@@ -70,11 +70,15 @@ function openEngine(db: string, heartbeatMs?: number): Engine {
 }
 
 function readTrace(file: string): { header: { job: { status: string } }; events: TraceEvent[] } {
-  const [header, ...events] = readFileSync(file, 'utf8').trimEnd().split('\n').map((line) => JSON.parse(line) as unknown)
+  const [header, ...events] = readFileSync(file, 'utf8')
+    .trimEnd()
+    .split('\n')
+    .map((line) => JSON.parse(line) as unknown)
   return { header: header as { job: { status: string } }, events: events as TraceEvent[] }
 }
 
-const endsOf = (events: TraceEvent[]) => new Map(events.filter((event) => event.type === 'agent.end').map((event) => [event.agent_id, event.data]))
+const endsOf = (events: TraceEvent[]) =>
+  new Map(events.filter((event) => event.type === 'agent.end').map((event) => [event.agent_id, event.data]))
 
 describe('one database, several Arbor processes', () => {
   it('a second process leaves a live job alone; once its owner is killed, arbor export ends it as interrupted with every agent ended', async () => {
@@ -95,7 +99,11 @@ describe('one database, several Arbor processes', () => {
     const engine = openEngine(db)
     const { job, agents } = await engine.handlers.getTree({ job_id: live.job_id })
     expect(job.status).toBe('running')
-    expect(Object.fromEntries(agents.map((agent) => [agent.id, agent.status]))).toEqual({ [root]: 'running', [running]: 'running', [queued]: 'queued' })
+    expect(Object.fromEntries(agents.map((agent) => [agent.id, agent.status]))).toEqual({
+      [root]: 'running',
+      [running]: 'running',
+      [queued]: 'queued',
+    })
     const controls = [
       () => engine.handlers.killAgent({ agent_id: running }),
       () => engine.handlers.cancelSpawn({ agent_id: queued }),
@@ -103,7 +111,10 @@ describe('one database, several Arbor processes', () => {
       () => engine.handlers.setSpawnPaused({ job_id: live.job_id, paused: true }),
     ]
     for (const control of controls) {
-      await expect(control()).rejects.toMatchObject({ code: 'conflict', message: expect.stringContaining(`running in another Arbor process (pid ${live.pid}`) })
+      await expect(control()).rejects.toMatchObject({
+        code: 'conflict',
+        message: expect.stringContaining(`running in another Arbor process (pid ${live.pid}`),
+      })
     }
     await engine.close()
 
@@ -130,7 +141,11 @@ describe('one database, several Arbor processes', () => {
     expect(second.events.at(-1)).toMatchObject({ type: 'job.end', data: { status: 'interrupted' } })
     // The store agrees with the export.
     expect(getJob(check, live.job_id)?.status).toBe('interrupted')
-    expect(getAgents(check, live.job_id).map((agent) => agent.status).sort()).toEqual(['cancelled', 'failed', 'failed'])
+    expect(
+      getAgents(check, live.job_id)
+        .map((agent) => agent.status)
+        .sort(),
+    ).toEqual(['cancelled', 'failed', 'failed'])
   }, 120_000)
 
   it('an engine open when the owner is killed ends the job on its next heartbeat, and its listeners hear it', async () => {

@@ -44,7 +44,11 @@ describe.each(['run', 'serve'] as const)('arbor %s stopped mid-job', (command) =
     process.kill(target === 'group' ? -stuck.pid : stuck.pid, signal)
     const exit = await stuck.exited
     console.log(`arbor ${command}, ${signal}: exited ${JSON.stringify(exit)} after ${(performance.now() - signalledAt).toFixed(0)} ms`)
-    await waitForNoneLeft(stuck.marker, stuck.tree.map((info) => info.pid), 5_000)
+    await waitForNoneLeft(
+      stuck.marker,
+      stuck.tree.map((info) => info.pid),
+      5_000,
+    )
 
     expect(exit.signal, `arbor ${command} was killed by ${signal} instead of stopping its agents:\n${stuck.output()}`).toBeNull()
     // `run` exits as a shell expects after the signal (128 + N); `serve` treats a signal as its normal way to stop.

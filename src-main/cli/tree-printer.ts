@@ -29,7 +29,11 @@ export function printTree(write: (line: string) => void): (notification: ApiNoti
           const { usage, cost_usd, status, terminal_reason, steps } = event.data
           const tokens = `, ${usage.input_tokens + usage.output_tokens} tokens`
           const cost = cost_usd !== null ? `, ${formatCost(cost_usd)}` : ''
-          line(event, depth, `■ ${labels.get(event.agent_id ?? '') ?? 'agent'} ${status} (${terminal_reason}, ${steps} steps${tokens}${cost})`)
+          line(
+            event,
+            depth,
+            `■ ${labels.get(event.agent_id ?? '') ?? 'agent'} ${status} (${terminal_reason}, ${steps} steps${tokens}${cost})`,
+          )
           break
         }
         case 'error':

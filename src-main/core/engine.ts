@@ -87,10 +87,22 @@ export function createEngine(options: EngineOptions): Engine {
       // No key: the root's first model call fails with a message that says where to put one.
       if (!('error' in resolved)) connection = resolved
     }
-    return { connection, prices: settings.prices(), instructions: readProjectInstructions(project), protectedPaths: arborDataPaths(options.dbFile, project) }
+    return {
+      connection,
+      prices: settings.prices(),
+      instructions: readProjectInstructions(project),
+      protectedPaths: arborDataPaths(options.dbFile, project),
+    }
   }
   const pool = new WarmPool(options.processHost, options.warmPool ?? 2)
-  const supervisor = new Supervisor({ sink: writer, host: pool, killGraceMs: options.killGraceMs, readyTimeoutMs: options.readyTimeoutMs, jobContext, env })
+  const supervisor = new Supervisor({
+    sink: writer,
+    host: pool,
+    killGraceMs: options.killGraceMs,
+    readyTimeoutMs: options.readyTimeoutMs,
+    jobContext,
+    env,
+  })
   const listeners = new Set<(notification: ApiNotification) => void>()
   writer.onCommit((events) => {
     for (const listener of listeners) listener({ kind: 'events', events })
@@ -102,7 +114,13 @@ export function createEngine(options: EngineOptions): Engine {
   const autoExport = new AutoExport({ db, settings, keys, flush: () => writer.flush() })
   supervisor.onJobEnd((jobId) => autoExport.jobEnded(jobId))
 
-  const handlers: ApiHandlers = { ...projectHandlers(context), ...jobHandlers(context), ...timelineHandlers(context), ...settingsHandlers(context), ...traceExportHandlers(context, autoExport) }
+  const handlers: ApiHandlers = {
+    ...projectHandlers(context),
+    ...jobHandlers(context),
+    ...timelineHandlers(context),
+    ...settingsHandlers(context),
+    ...traceExportHandlers(context, autoExport),
+  }
 
   const waitForJob = (jobId: string): Promise<void> =>
     new Promise((resolve) => {

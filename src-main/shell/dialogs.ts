@@ -25,11 +25,19 @@ export async function chooseTraceFile(parent: BrowserWindow | null): Promise<str
 }
 
 /** Asks where to save an export, proposing `defaultPath`; null when the user cancels. */
-export async function chooseSavePath(parent: BrowserWindow | null, defaultPath: string, format: 'jsonl' | 'otlp' = 'jsonl'): Promise<string | null> {
+export async function chooseSavePath(
+  parent: BrowserWindow | null,
+  defaultPath: string,
+  format: 'jsonl' | 'otlp' = 'jsonl',
+): Promise<string | null> {
   const options: SaveDialogOptions = {
     title: 'Export Trace',
     defaultPath,
-    filters: [format === 'otlp' ? { name: 'OTLP JSON (OpenTelemetry)', extensions: ['json'] } : { name: 'Arbor trace (JSONL)', extensions: ['jsonl'] }],
+    filters: [
+      format === 'otlp'
+        ? { name: 'OTLP JSON (OpenTelemetry)', extensions: ['json'] }
+        : { name: 'Arbor trace (JSONL)', extensions: ['jsonl'] },
+    ],
     properties: ['createDirectory', 'showOverwriteConfirmation'],
   }
   const result = parent === null ? await dialog.showSaveDialog(options) : await dialog.showSaveDialog(parent, options)

@@ -67,7 +67,11 @@ function setup(options: { savePath?: string | null; folder?: string | null; trac
 describe('registerIpc', () => {
   it('registers one channel per contract method and removes them all', () => {
     const { listeners, unregister } = setup()
-    expect([...listeners.keys()].sort()).toEqual(Object.keys(apiContract).map((method) => `arbor:${method}`).sort())
+    expect([...listeners.keys()].sort()).toEqual(
+      Object.keys(apiContract)
+        .map((method) => `arbor:${method}`)
+        .sort(),
+    )
     unregister()
     expect(listeners.size).toBe(0)
   })
@@ -122,7 +126,10 @@ describe('registerIpc', () => {
   it('refuses an exportJob whose path the renderer chose, writing nothing', async () => {
     const { invoke, proposedNames } = setup()
     const result = await invoke('arbor:exportJob', { job_id: 'job_1', path: '/etc/cron.d/evil' })
-    expect(result).toMatchObject({ ok: false, error: { code: 'invalid_request', message: expect.stringContaining('may not choose a path') } })
+    expect(result).toMatchObject({
+      ok: false,
+      error: { code: 'invalid_request', message: expect.stringContaining('may not choose a path') },
+    })
     expect(proposedNames).toEqual([])
   })
 })
@@ -130,7 +137,10 @@ describe('registerIpc', () => {
 describe('the dialogs the shell answers itself', () => {
   it('chooseProjectFolder opens the folder the user picked, and nothing when they cancel', async () => {
     const picked = setup()
-    expect(await picked.invoke('arbor:chooseProjectFolder', {})).toEqual({ ok: true, value: { project: { path: '/home/user/shop', name: 'shop' } } })
+    expect(await picked.invoke('arbor:chooseProjectFolder', {})).toEqual({
+      ok: true,
+      value: { project: { path: '/home/user/shop', name: 'shop' } },
+    })
     expect(picked.opened).toEqual([['openProject', { path: '/home/user/shop' }]])
     const cancelled = setup({ folder: null })
     expect(await cancelled.invoke('arbor:chooseProjectFolder', {})).toEqual({ ok: true, value: { project: null } })

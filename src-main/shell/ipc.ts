@@ -80,7 +80,10 @@ async function exportJob(input: unknown, options: IpcOptions): Promise<ApiResult
   // itself: a file is written only where the user chose in the save dialog.
   if (!parsed.success) return options.dispatch('exportJob', input)
   if (parsed.data.path !== undefined) {
-    return { ok: false, error: { code: 'invalid_request', message: 'exportJob: the renderer may not choose a path; omit it to ask the user' } }
+    return {
+      ok: false,
+      error: { code: 'invalid_request', message: 'exportJob: the renderer may not choose a path; omit it to ask the user' },
+    }
   }
   let path: string | null
   const format = parsed.data.format ?? 'jsonl'

@@ -9,10 +9,7 @@ const flagsWithValue = new Set(['-r', '--require'])
  * after the app path when Electron runs an unpackaged app (`electron out/main/index.js DIR`).
  * Chromium and Node flags (`--inspect=0`, `-r loader.js`, …) are skipped wherever they are.
  */
-export function projectArgument(
-  argv: readonly string[],
-  options: { defaultApp: boolean; cwd: string },
-): string | undefined {
+export function projectArgument(argv: readonly string[], options: { defaultApp: boolean; cwd: string }): string | undefined {
   const positional: string[] = []
   for (let index = 1; index < argv.length; index += 1) {
     const argument = argv[index]

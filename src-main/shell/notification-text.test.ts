@@ -5,14 +5,14 @@ import { noticesFor } from './notification-text'
 let seq = 0
 const event = (type: TraceEvent['type'], data: Record<string, unknown>, agent: { id: string | null; parent: string | null }): TraceEvent =>
   ({
-  type,
-  seq: ++seq,
-  ts: '2026-12-01T10:00:00.000Z',
-  job_id: 'job_1',
-  agent_id: agent.id,
-  parent_id: agent.parent,
-  depth: agent.id === null ? null : agent.parent === null ? 0 : 1,
-  data,
+    type,
+    seq: ++seq,
+    ts: '2026-12-01T10:00:00.000Z',
+    job_id: 'job_1',
+    agent_id: agent.id,
+    parent_id: agent.parent,
+    depth: agent.id === null ? null : agent.parent === null ? 0 : 1,
+    data,
   }) as TraceEvent
 
 describe('noticesFor', () => {

@@ -66,4 +66,3 @@ function requireFile(file: string | undefined, command: string): string {
   if (!existsSync(resolved) || !statSync(resolved).isFile()) throw new UsageError(`not a file: ${resolved}`)
   return resolved
 }
-

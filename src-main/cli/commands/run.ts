@@ -74,7 +74,9 @@ async function runPlanned(projectDir: string, values: CliValues, planned: Planne
     if (result !== null) console.log(`result:\n${typeof result === 'string' ? result : JSON.stringify(result, null, 2)}`)
     const cost = job.cost_usd === null ? '' : `, ${formatCost(job.cost_usd)}`
     const seconds = (durationMs / 1000).toFixed(1)
-    console.log(`${agents.length} agents, ${job.usage.input_tokens + job.usage.output_tokens} tokens${cost}, ${seconds} s; trace in ${dbFile}`)
+    console.log(
+      `${agents.length} agents, ${job.usage.input_tokens + job.usage.output_tokens} tokens${cost}, ${seconds} s; trace in ${dbFile}`,
+    )
   }
   if (values.export) {
     const file = path.resolve(values.export)
@@ -86,7 +88,12 @@ async function runPlanned(projectDir: string, values: CliValues, planned: Planne
 }
 
 /** The options checked as the API checks a new job; `--no-sandbox` confirmed on the terminal or by `--yes`. */
-async function checkedJob(engine: Engine, values: CliValues, planned: PlannedJob, context: { loadedProfiles: LoadedProfiles; dbFile: string }): Promise<NewJob> {
+async function checkedJob(
+  engine: Engine,
+  values: CliValues,
+  planned: PlannedJob,
+  context: { loadedProfiles: LoadedProfiles; dbFile: string },
+): Promise<NewJob> {
   const prices = priceTable((await engine.handlers.getSettings({})).prices)
   const job = checkJobFlags(jobInputFromFlags(values, planned), { prices, ...context })
   if (job.no_sandbox) await confirmNoSandbox(values, Boolean(process.stdin.isTTY && process.stderr.isTTY))

@@ -11,7 +11,11 @@ import { cliEngine, stopSignals } from './engine'
 /** `arbor serve [DIR]`: DIR opens as the project; without it the UI starts on the start screen. */
 export async function runServe(dir: string | undefined, values: CliValues): Promise<number> {
   requireBuiltUi()
-  const { engine, dbFile } = cliEngine(values.db, dir === undefined ? undefined : path.resolve(dir), intOption(values['warm-pool'], 'warm-pool'))
+  const { engine, dbFile } = cliEngine(
+    values.db,
+    dir === undefined ? undefined : path.resolve(dir),
+    intOption(values['warm-pool'], 'warm-pool'),
+  )
   console.log(dir === undefined ? `Arbor is serving (data: ${dbFile})` : `Arbor is serving ${path.resolve(dir)} (data: ${dbFile})`)
   return serveUntilStopped(engine, values)
 }

@@ -26,7 +26,10 @@ const jobId = engine.supervisor.startJob({
   settings: defaultSettings({
     max_depth: 1,
     max_concurrent_children: 1,
-    script: { root: [{ tool_calls: [taskCall('Slow A'), taskCall('Slow B')] }], children: { 'Slow A': [slowChild], 'Slow B': [slowChild] } },
+    script: {
+      root: [{ tool_calls: [taskCall('Slow A'), taskCall('Slow B')] }],
+      children: { 'Slow A': [slowChild], 'Slow B': [slowChild] },
+    },
   }),
 })
 

@@ -17,13 +17,22 @@ function forkedProcess() {
   return { host: host as unknown as NodeJS.Process, writes, close: () => (host.connected = false) }
 }
 
-const event = (content: string): ToSupervisor => ({ type: 'event', event_type: 'message', ts: '2025-01-01T00:00:00.000Z', data: { role: 'assistant', content } })
+const event = (content: string): ToSupervisor => ({
+  type: 'event',
+  event_type: 'message',
+  ts: '2025-01-01T00:00:00.000Z',
+  data: { role: 'assistant', content },
+})
 
 describe('the channel to the supervisor', () => {
   it('writes a message the agent waits on at the end of the turn, with the events queued before it, in order', async () => {
     const { host, writes } = forkedProcess()
     const channel = connectToSupervisor(host)!
-    const sent = [channel.send(event('a')), channel.send(event('b')), channel.send({ type: 'model_call', call_id: 'model_1', history_kept: 0, messages: [] })]
+    const sent = [
+      channel.send(event('a')),
+      channel.send(event('b')),
+      channel.send({ type: 'model_call', call_id: 'model_1', history_kept: 0, messages: [] }),
+    ]
     expect(writes).toEqual([])
     await Promise.all(sent)
     await channel.send({ type: 'ready' })
@@ -31,7 +40,11 @@ describe('the channel to the supervisor', () => {
     expect(writes).toHaveLength(2)
     expect(Array.isArray(writes[0])).toBe(true)
     expect(packetMessages(writes[0]).map((message) => toSupervisorSchema.parse(message).type)).toEqual(['event', 'event', 'model_call'])
-    expect(packetMessages(writes[0]).slice(0, 2).map((message) => (message as { data: { content: string } }).data.content)).toEqual(['a', 'b'])
+    expect(
+      packetMessages(writes[0])
+        .slice(0, 2)
+        .map((message) => (message as { data: { content: string } }).data.content),
+    ).toEqual(['a', 'b'])
     expect(writes[1]).toEqual({ type: 'ready' })
   })
 

@@ -70,7 +70,13 @@ function start(): void {
   const bundle = path.join(__dirname, 'agent.cjs')
   const { script, cacheFile, fromCache } = compile(bundle)
   const agentModule = { exports: {} }
-  const run = script.runInThisContext() as (exports: object, require: NodeJS.Require, module: object, filename: string, dirname: string) => void
+  const run = script.runInThisContext() as (
+    exports: object,
+    require: NodeJS.Require,
+    module: object,
+    filename: string,
+    dirname: string,
+  ) => void
   run(agentModule.exports, createRequire(bundle), agentModule, bundle, path.dirname(bundle))
   // The agent said ready and queued its warm-up: the cache is made after that has run.
   if (cacheFile && !fromCache) setImmediate(() => writeCache(cacheFile, script))

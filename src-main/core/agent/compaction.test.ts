@@ -18,7 +18,10 @@ function exchange(step: number, calls = 1, size = 400): ProviderMessage[] {
 function assertPairsIntact(messages: ProviderMessage[]): void {
   messages.forEach((message, index) => {
     if (message.role !== 'tool') return
-    const owner = messages.slice(0, index).reverse().find((earlier) => earlier.role !== 'tool')
+    const owner = messages
+      .slice(0, index)
+      .reverse()
+      .find((earlier) => earlier.role !== 'tool')
     expect(owner?.role).toBe('assistant')
     expect(owner?.role === 'assistant' && owner.tool_calls?.some((call) => call.id === message.tool_call_id)).toBe(true)
   })

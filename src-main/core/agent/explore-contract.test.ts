@@ -21,14 +21,22 @@ beforeAll(async () => {
 afterAll(async () => {
   await rm(project, { recursive: true, force: true })
 })
-const explore = (...texts: string[]) => makeInit(project, texts.map((text) => ({ text })), { name: 'explore' })
+const explore = (...texts: string[]) =>
+  makeInit(
+    project,
+    texts.map((text) => ({ text })),
+    { name: 'explore' },
+  )
 
 describe('checkExploreResult', () => {
   it('accepts the contract object', () => {
     expect(checkExploreResult(` ${json(valid)}\n`)).toEqual({ ok: true, result: valid })
   })
   it('refuses Markdown fences, non-JSON, non-objects and missing fields with a reason', () => {
-    expect(checkExploreResult('```json\n' + json(valid) + '\n```')).toEqual({ ok: false, reason: 'the result must not use Markdown fences' })
+    expect(checkExploreResult('```json\n' + json(valid) + '\n```')).toEqual({
+      ok: false,
+      reason: 'the result must not use Markdown fences',
+    })
     expect(checkExploreResult('I found it')).toMatchObject({ ok: false, reason: expect.stringMatching(/not valid JSON/) })
     expect(checkExploreResult('[1]')).toEqual({ ok: false, reason: 'the result must be one JSON object' })
     const { summary: _summary, ...noSummary } = valid
@@ -61,7 +69,10 @@ describe('the explore contract in the loop', () => {
     const { summary: _summary, ...noSummary } = valid
     const init = makeInit(
       project,
-      [{ tool_calls: [{ name: 'attempt_completion', arguments: { result: json(noSummary) } }] }, { tool_calls: [{ name: 'attempt_completion', arguments: { result: json(valid) } }] }],
+      [
+        { tool_calls: [{ name: 'attempt_completion', arguments: { result: json(noSummary) } }] },
+        { tool_calls: [{ name: 'attempt_completion', arguments: { result: json(valid) } }] },
+      ],
       { name: 'explore' },
     )
     const { outcome, supervisor } = await runScripted(init)

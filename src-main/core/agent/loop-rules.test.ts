@@ -46,7 +46,13 @@ function fakeProvider(turns: Turn[]): { provider: Provider; requests: ProviderRe
       for (const [index, call] of calls.entries()) {
         yield { type: 'tool_call', call: { id: `call_${step}_${index}`, name: call.name, arguments: JSON.stringify({ size: call.size }) } }
       }
-      const usage = { input_tokens: turn.input_tokens ?? 10, output_tokens: turn.output_tokens ?? 5, cache_read_tokens: 0, cache_write_tokens: 0, reasoning_tokens: 0 }
+      const usage = {
+        input_tokens: turn.input_tokens ?? 10,
+        output_tokens: turn.output_tokens ?? 5,
+        cache_read_tokens: 0,
+        cache_write_tokens: 0,
+        reasoning_tokens: 0,
+      }
       yield { type: 'finish', usage, cost_usd: null, finish_reason: calls.length > 0 ? 'tool_calls' : 'stop' }
     },
   }
@@ -71,7 +77,10 @@ async function run(agentInit: AgentInit, turns: Turn[], signal?: AbortSignal) {
 function expectPairsIntact(messages: ProviderMessage[]): void {
   messages.forEach((message, index) => {
     if (message.role !== 'tool') return
-    const owner = messages.slice(0, index).reverse().find((earlier) => earlier.role !== 'tool')
+    const owner = messages
+      .slice(0, index)
+      .reverse()
+      .find((earlier) => earlier.role !== 'tool')
     expect(owner?.role === 'assistant' && owner.tool_calls?.some((call) => call.id === message.tool_call_id)).toBe(true)
   })
 }

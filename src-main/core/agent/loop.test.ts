@@ -93,7 +93,11 @@ describe('runAgent with the scripted provider', () => {
         setTimeout(() => {
           if (seen.length > 1) return
           answeredAlone = true
-          supervisor.link.receive({ type: 'spawn_result', call_id: message.call_id, result: { ok: true, envelope: envelope('child_a', 'A done') } })
+          supervisor.link.receive({
+            type: 'spawn_result',
+            call_id: message.call_id,
+            result: { ok: true, envelope: envelope('child_a', 'A done') },
+          })
         }, 200)
         return
       }
@@ -102,8 +106,15 @@ describe('runAgent with the scripted provider', () => {
       supervisor.link.receive({ type: 'spawn_result', call_id: 'call_1_1', result: { ok: true, envelope: envelope('child_b', 'B done') } })
       supervisor.link.receive({ type: 'spawn_result', call_id: 'call_1_0', result: { ok: true, envelope: envelope('child_a', 'A done') } })
     }
-    const task = (label: string) => ({ name: 'task', arguments: { description: label, prompt: `Look at ${label}`, subagent_type: 'explore' } })
-    const { outcome } = await runScripted(makeInit(project, [{ tool_calls: [task('A'), task('B')] }, { text: 'Both done.' }]), {}, supervisor)
+    const task = (label: string) => ({
+      name: 'task',
+      arguments: { description: label, prompt: `Look at ${label}`, subagent_type: 'explore' },
+    })
+    const { outcome } = await runScripted(
+      makeInit(project, [{ tool_calls: [task('A'), task('B')] }, { text: 'Both done.' }]),
+      {},
+      supervisor,
+    )
 
     expect(overlapped).toBe(true)
     expect(seen).toEqual(['A', 'B'])
@@ -173,7 +184,12 @@ describe('runAgent with the scripted provider', () => {
       async *stream(request) {
         offered.push(request.tools.map((tool) => tool.name))
         yield { type: 'text_delta', text: 'ok' }
-        yield { type: 'finish', usage: { input_tokens: 1, output_tokens: 1, cache_read_tokens: 0, cache_write_tokens: 0, reasoning_tokens: 0 }, cost_usd: null, finish_reason: 'stop' }
+        yield {
+          type: 'finish',
+          usage: { input_tokens: 1, output_tokens: 1, cache_read_tokens: 0, cache_write_tokens: 0, reasoning_tokens: 0 },
+          cost_usd: null,
+          finish_reason: 'stop',
+        }
       },
     }
     await runScripted(makeInit(project, [], { tools: ['read_file'] }), { provider })
@@ -192,7 +208,12 @@ describe('runAgent with the scripted provider', () => {
       async *stream(request) {
         taskDescription = request.tools.find((tool) => tool.name === 'task')?.description ?? ''
         yield { type: 'text_delta', text: 'ok' }
-        yield { type: 'finish', usage: { input_tokens: 1, output_tokens: 1, cache_read_tokens: 0, cache_write_tokens: 0, reasoning_tokens: 0 }, cost_usd: null, finish_reason: 'stop' }
+        yield {
+          type: 'finish',
+          usage: { input_tokens: 1, output_tokens: 1, cache_read_tokens: 0, cache_write_tokens: 0, reasoning_tokens: 0 },
+          cost_usd: null,
+          finish_reason: 'stop',
+        }
       },
     }
     const init = { ...makeInit(project, [], { name: 'general' }), spawnable_profiles: '- explore: read-only survey' }
@@ -222,7 +243,9 @@ describe('runAgent with the scripted provider', () => {
 
   it('stops at max_steps', async () => {
     const looping = Array.from({ length: 10 }, () => ({ tool_calls: [{ name: 'list_files', arguments: {} }] }))
-    const { outcome, supervisor } = await runScripted(makeInit(project, [{ text: 'Looking around.', ...looping[0] }, ...looping], { max_steps: 3 }))
+    const { outcome, supervisor } = await runScripted(
+      makeInit(project, [{ text: 'Looking around.', ...looping[0] }, ...looping], { max_steps: 3 }),
+    )
     expect(outcome).toMatchObject({ status: 'failed', terminal_reason: 'max_steps', steps: 3, tool_calls: 3, result: 'Looking around.' })
     expect(supervisor.data('llm.call')).toHaveLength(3)
   })
@@ -265,7 +288,9 @@ describe('runAgent with the scripted provider', () => {
     const supervisor = new RecordingSupervisor()
     supervisor.onSpawn = () => stop.abort('killed')
     const { outcome } = await runScripted(
-      makeInit(project, [{ text: 'Delegating.', tool_calls: [{ name: 'task', arguments: { description: 'x', prompt: 'y', subagent_type: 'explore' } }] }]),
+      makeInit(project, [
+        { text: 'Delegating.', tool_calls: [{ name: 'task', arguments: { description: 'x', prompt: 'y', subagent_type: 'explore' } }] },
+      ]),
       { signal: stop.signal },
       supervisor,
     )

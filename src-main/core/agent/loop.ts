@@ -96,7 +96,8 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentOutcome> 
         if (retries >= maxContextLengthRetries) {
           throw new ProviderError('context_length', `${error.message} (still too long after ${retries} compactions)`, { cause: error })
         }
-        if (!compact('context_length')) throw new ProviderError('context_length', `${error.message} (nothing left to compact)`, { cause: error })
+        if (!compact('context_length'))
+          throw new ProviderError('context_length', `${error.message} (nothing left to compact)`, { cause: error })
         continue
       }
       // Whoever makes the call records it (`llm.call`): the supervisor, for an agent process.

@@ -19,7 +19,8 @@ const built = {
   snapshot: { entry: join(outDir, 'agent.cjs'), execArgv: ['--snapshot-blob', snapshot] },
   'code-cache loader': { entry: join(outDir, 'agent-cached.cjs'), execArgv: [] },
 }
-const isBuilt = (start: { entry: string; execArgv: string[] }): boolean => existsSync(start.entry) && (!start.execArgv.includes(snapshot) || existsSync(snapshot))
+const isBuilt = (start: { entry: string; execArgv: string[] }): boolean =>
+  existsSync(start.entry) && (!start.execArgv.includes(snapshot) || existsSync(snapshot))
 
 let project: string
 let child: ChildProcess | undefined
@@ -75,7 +76,10 @@ describe('the agent process', () => {
 
     expect(messages[0]).toEqual({ type: 'ready' })
     const events = messages.flatMap((message) => (message.type === 'event' ? [message] : []))
-    expect(events[0]).toMatchObject({ event_type: 'error', data: { message: expect.stringMatching(/^invalid message from the supervisor/) } })
+    expect(events[0]).toMatchObject({
+      event_type: 'error',
+      data: { message: expect.stringMatching(/^invalid message from the supervisor/) },
+    })
     expect(events.map((event) => event.event_type)).toEqual([
       'error',
       'message',
@@ -92,7 +96,13 @@ describe('the agent process', () => {
     expect(events.every((event) => !Number.isNaN(Date.parse(event.ts)))).toBe(true)
     expect(events[1]!.data).toEqual({ role: 'system', content: init.profile.system_prompt })
     expect(events[2]!.data).toEqual({ role: 'user', content: 'Do the task.' })
-    expect(events[5]!.data).toMatchObject({ call_id: 'call_1_0', name: 'read_file', ok: true, output: '1\thello from disk', truncated: false })
+    expect(events[5]!.data).toMatchObject({
+      call_id: 'call_1_0',
+      name: 'read_file',
+      ok: true,
+      output: '1\thello from disk',
+      truncated: false,
+    })
 
     // The agent asked the supervisor for each model call; it records none itself.
     expect(messages.filter((message) => message.type === 'model_call')).toHaveLength(2)
@@ -121,7 +131,8 @@ describe('the agent process', () => {
     ])
     const { messages, exited } = startAgent(init, (message, send) => {
       if (message.type === 'ready') send({ type: 'start', init })
-      if (message.type === 'spawn') send({ type: 'spawn_result', call_id: message.call_id, result: { ok: false, error: 'spawning is paused' } })
+      if (message.type === 'spawn')
+        send({ type: 'spawn_result', call_id: message.call_id, result: { ok: false, error: 'spawning is paused' } })
     })
     expect(await exited).toBe(0)
     expect(messages.find((message) => message.type === 'spawn')).toMatchObject({ call_id: 'call_1_0', request: { prompt: 'Look around.' } })
@@ -132,7 +143,10 @@ describe('the agent process', () => {
 
   it('on SIGTERM stops the loop and reports killed with the last partial output', async () => {
     const init = makeInit(project, [
-      { text: 'Delegating the search.', tool_calls: [{ name: 'task', arguments: { description: 'look', prompt: 'Look.', subagent_type: 'explore' } }] },
+      {
+        text: 'Delegating the search.',
+        tool_calls: [{ name: 'task', arguments: { description: 'look', prompt: 'Look.', subagent_type: 'explore' } }],
+      },
     ])
     const { messages, exited } = startAgent(init, (message, send) => {
       if (message.type === 'ready') send({ type: 'start', init })
@@ -154,32 +168,42 @@ describe('the agent process', () => {
 
   // search and bash load their work on their first call (chunks of agent.js; inside the snapshot).
   for (const [name, start] of Object.entries({ source, ...built })) {
-    it.skipIf(!isBuilt(start))(`from ${name === 'source' ? 'source' : `the build's ${name}`}, runs the tools whose code loads on first use${isBuilt(start) ? '' : ' — skipped: run npm run build'}`, async () => {
-      const init = makeInit(project, [
-        {
-          tool_calls: [
-            { name: 'search', arguments: { pattern: 'hello\\s+from', glob: '*.txt' } },
-            { name: 'bash', arguments: { command: 'cat hello.txt; echo "$ARBOR_PROBE"' } },
-          ],
-        },
-        { tool_calls: [{ name: 'attempt_completion', arguments: { result: 'done' } }] },
-      ])
-      init.sandbox = { mode: 'off', network: false, protected_paths: [] }
-      // The environment is the one the process starts with, not the one a snapshot was made in.
-      const env = { ...process.env, ARBOR_PROBE: `probe ${name}` }
-      const { messages, exited } = startAgent(init, (message, send) => message.type === 'ready' && send({ type: 'start', init }), start, env)
-      expect(await exited).toBe(0)
-      const results = messages.flatMap((message) => (message.type === 'event' && message.event_type === 'tool.result' ? [message.data] : []))
-      // A message's calls run concurrently: their results come in the order they finish.
-      const result = (tool: string) => results.find((data) => data.name === tool)
-      expect(result('search')).toMatchObject({ ok: true, output: 'hello.txt:1:hello from disk' })
-      expect(result('bash')).toMatchObject({ ok: true, output: `exit code: 0\nhello from disk\nprobe ${name}` })
-      expect(messages.at(-1)).toMatchObject({ type: 'done', outcome: { status: 'completed', result: 'done' } })
-    })
+    it.skipIf(!isBuilt(start))(
+      `from ${name === 'source' ? 'source' : `the build's ${name}`}, runs the tools whose code loads on first use${isBuilt(start) ? '' : ' — skipped: run npm run build'}`,
+      async () => {
+        const init = makeInit(project, [
+          {
+            tool_calls: [
+              { name: 'search', arguments: { pattern: 'hello\\s+from', glob: '*.txt' } },
+              { name: 'bash', arguments: { command: 'cat hello.txt; echo "$ARBOR_PROBE"' } },
+            ],
+          },
+          { tool_calls: [{ name: 'attempt_completion', arguments: { result: 'done' } }] },
+        ])
+        init.sandbox = { mode: 'off', network: false, protected_paths: [] }
+        // The environment is the one the process starts with, not the one a snapshot was made in.
+        const env = { ...process.env, ARBOR_PROBE: `probe ${name}` }
+        const { messages, exited } = startAgent(
+          init,
+          (message, send) => message.type === 'ready' && send({ type: 'start', init }),
+          start,
+          env,
+        )
+        expect(await exited).toBe(0)
+        const results = messages.flatMap((message) =>
+          message.type === 'event' && message.event_type === 'tool.result' ? [message.data] : [],
+        )
+        // A message's calls run concurrently: their results come in the order they finish.
+        const result = (tool: string) => results.find((data) => data.name === tool)
+        expect(result('search')).toMatchObject({ ok: true, output: 'hello.txt:1:hello from disk' })
+        expect(result('bash')).toMatchObject({ ok: true, output: `exit code: 0\nhello from disk\nprobe ${name}` })
+        expect(messages.at(-1)).toMatchObject({ type: 'done', outcome: { status: 'completed', result: 'done' } })
+      },
+    )
   }
 })
 
-describe('the agent from its code cache (the build\'s agent-cached.cjs, what Electron starts)', () => {
+describe("the agent from its code cache (the build's agent-cached.cjs, what Electron starts)", () => {
   const cached = built['code-cache loader']
 
   /** One agent run on `cacheDir`: a bash call that prints the cache variable as its commands see it, then done. */

@@ -61,7 +61,15 @@ function serve(warm: boolean): void {
 
   async function start(init: AgentInit): Promise<void> {
     const provider = link.remoteModel(init.provider.kind, init.provider.model)
-    const outcome = await runAgent({ init, provider, tools: builtinTools, link, clock, ids: () => `call_${randomUUID()}`, signal: stop.signal })
+    const outcome = await runAgent({
+      init,
+      provider,
+      tools: builtinTools,
+      link,
+      clock,
+      ids: () => `call_${randomUUID()}`,
+      signal: stop.signal,
+    })
     finished = true
     link.done(outcome)
     await exitAfterFlush(0)

@@ -15,13 +15,37 @@ const refusal = (profile: Profile): string => {
 
 describe('the built-in profiles (product.md §2)', () => {
   it('match the table', () => {
-    const row = (profile: Profile) => [profile.max_steps, profile.context_token_budget, profile.total_token_budget, profile.model, profile.result_contract, profile.can_delegate]
+    const row = (profile: Profile) => [
+      profile.max_steps,
+      profile.context_token_budget,
+      profile.total_token_budget,
+      profile.model,
+      profile.result_contract,
+      profile.can_delegate,
+    ]
     expect(row(builtinProfiles.general!)).toEqual([50, null, null, 'main', 'text', true])
     expect(row(builtinProfiles.explore!)).toEqual([12, 16_000, 32_000, 'light', 'explore', false])
     expect(row(builtinProfiles.worker!)).toEqual([30, 64_000, 200_000, 'main', 'text', false])
-    expect(builtinProfiles.general!.tools).toEqual(['read_file', 'list_files', 'search', 'write_file', 'edit_file', 'bash', 'task', 'attempt_completion'])
+    expect(builtinProfiles.general!.tools).toEqual([
+      'read_file',
+      'list_files',
+      'search',
+      'write_file',
+      'edit_file',
+      'bash',
+      'task',
+      'attempt_completion',
+    ])
     expect(builtinProfiles.explore!.tools).toEqual(['read_file', 'list_files', 'search', 'attempt_completion'])
-    expect(builtinProfiles.worker!.tools).toEqual(['read_file', 'list_files', 'search', 'write_file', 'edit_file', 'bash', 'attempt_completion'])
+    expect(builtinProfiles.worker!.tools).toEqual([
+      'read_file',
+      'list_files',
+      'search',
+      'write_file',
+      'edit_file',
+      'bash',
+      'attempt_completion',
+    ])
   })
 
   it('pass validation unchanged', () => {

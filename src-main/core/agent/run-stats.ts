@@ -28,12 +28,7 @@ export class RunStats {
     return this.usage.input_tokens + this.usage.output_tokens
   }
 
-  outcome(ending: {
-    status: AgentOutcome['status']
-    terminal_reason: TerminalReason
-    result: unknown
-    summary: string
-  }): AgentOutcome {
+  outcome(ending: { status: AgentOutcome['status']; terminal_reason: TerminalReason; result: unknown; summary: string }): AgentOutcome {
     return {
       ...ending,
       usage: { ...this.usage },

@@ -51,7 +51,14 @@ export function recordingCalls(provider: Provider, link: Pick<AgentLink, 'event'
       for await (const event of provider.stream(request)) {
         if (event.type === 'finish') {
           const { usage, cost_usd, finish_reason } = event
-          link.event('llm.call', { provider: provider.kind, model: provider.model, usage, cost_usd, duration_ms: clock.now() - started, finish_reason })
+          link.event('llm.call', {
+            provider: provider.kind,
+            model: provider.model,
+            usage,
+            cost_usd,
+            duration_ms: clock.now() - started,
+            finish_reason,
+          })
         }
         yield event
       }
@@ -80,7 +87,13 @@ export function serveModelCalls(provider: Provider, send: (message: ToAgent) => 
         }
       } catch (error) {
         const code = ProviderError.isInstance(error) ? error.code : 'other'
-        send({ type: 'model_error', call_id: message.call_id, code, message: error instanceof Error ? error.message : String(error), status: null })
+        send({
+          type: 'model_error',
+          call_id: message.call_id,
+          code,
+          message: error instanceof Error ? error.message : String(error),
+          status: null,
+        })
       } finally {
         running.delete(message.call_id)
       }

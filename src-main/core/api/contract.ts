@@ -53,7 +53,10 @@ export const apiContract = {
     .object({
       job_id: id,
       limit: z.number().int().min(1).max(5000).optional(),
-      page: z.object({ snapshot: id, offset: z.number().int().min(1) }).strict().optional(),
+      page: z
+        .object({ snapshot: id, offset: z.number().int().min(1) })
+        .strict()
+        .optional(),
     })
     .strict(),
   getEvents: z
@@ -78,14 +81,14 @@ export const apiContract = {
   cancelSpawn: z.object({ agent_id: id }).strict(),
   setAutoApprove: z.object({ job_id: id, value: z.boolean() }).strict(),
   decideApproval: z.object({ approval_id: id, decision: z.enum(['approved', 'denied']) }).strict(),
-  exportJob: z
-    .object({ job_id: id, path: z.string().min(1).max(4096).optional(), format: z.enum(['jsonl', 'otlp']).optional() })
-    .strict(),
+  exportJob: z.object({ job_id: id, path: z.string().min(1).max(4096).optional(), format: z.enum(['jsonl', 'otlp']).optional() }).strict(),
   /** Imports a trace JSONL read-only; the shell's dialog and drop fill in the path. */
   importTrace: z.object({ path: z.string().min(1).max(4096) }).strict(),
   getSettings: z.object({}).strict(),
   /** Write-only: the key is never sent back, only whether one is set and its last four characters. */
-  setProviderKey: z.object({ provider: z.enum(keyedProviderIds), key: z.string().trim().min(8, 'too short for an API key').max(1000) }).strict(),
+  setProviderKey: z
+    .object({ provider: z.enum(keyedProviderIds), key: z.string().trim().min(8, 'too short for an API key').max(1000) })
+    .strict(),
   clearProviderKey: z.object({ provider: z.enum(keyedProviderIds) }).strict(),
   setProviderConfig: z
     .object({
@@ -126,14 +129,30 @@ export const apiContract = {
    */
   setTraceExport: z
     .object({
-      endpoint: z.string().trim().max(2048).refine((value) => value === '' || isTracesEndpoint(value), 'an http:// or https:// URL without credentials, e.g. http://localhost:4318/v1/traces'),
+      endpoint: z
+        .string()
+        .trim()
+        .max(2048)
+        .refine(
+          (value) => value === '' || isTracesEndpoint(value),
+          'an http:// or https:// URL without credentials, e.g. http://localhost:4318/v1/traces',
+        ),
       enabled: z.boolean(),
       headers: z
         .array(
           z
             .object({
-              name: z.string().trim().min(1).max(200).regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'not a valid header name'),
-              value: z.string().max(8192).regex(/^[^\r\n\0]*$/, 'a header value cannot hold a line break').optional(),
+              name: z
+                .string()
+                .trim()
+                .min(1)
+                .max(200)
+                .regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'not a valid header name'),
+              value: z
+                .string()
+                .max(8192)
+                .regex(/^[^\r\n\0]*$/, 'a header value cannot hold a line break')
+                .optional(),
             })
             .strict(),
         )

@@ -105,12 +105,18 @@ function validRequests(ids: { project: string; jobId: string; agentId: string })
     getEvents: [{ agent_id: agentId, after_seq: 0, limit: 10 }],
     getTimeline: [{ job_id: jobId }],
     getReplayEvents: [{ job_id: jobId, after_seq: 0, limit: 10 }],
-    setSpawnPaused: [{ job_id: jobId, paused: true }, { job_id: null, paused: false }],
+    setSpawnPaused: [
+      { job_id: jobId, paused: true },
+      { job_id: null, paused: false },
+    ],
     killAgent: [{ agent_id: agentId }],
     cancelSpawn: [{ agent_id: agentId }],
     setAutoApprove: [{ job_id: jobId, value: true }],
     decideApproval: [{ approval_id: 'approval-1', decision: 'approved' }],
-    exportJob: [{ job_id: jobId, path: 'trace.jsonl', format: 'jsonl' }, { job_id: jobId, format: 'otlp' }],
+    exportJob: [
+      { job_id: jobId, path: 'trace.jsonl', format: 'jsonl' },
+      { job_id: jobId, format: 'otlp' },
+    ],
     importTrace: [{ path: 'trace.jsonl' }],
     getSettings: [{}],
     setProviderKey: [{ provider: 'openai', key: 'sk-fuzz-0123456789' }],
@@ -121,7 +127,9 @@ function validRequests(ids: { project: string; jobId: string; agentId: string })
     resetPrice: [{ model: 'fuzz-model' }],
     getTraceExport: [{}],
     // Off, and to a closed local port: a mutation that turns it on still sends nothing off the machine.
-    setTraceExport: [{ endpoint: 'http://127.0.0.1:9/v1/traces', enabled: false, headers: [{ name: 'Authorization', value: 'Basic ZnV6ejpmdXp6' }] }],
+    setTraceExport: [
+      { endpoint: 'http://127.0.0.1:9/v1/traces', enabled: false, headers: [{ name: 'Authorization', value: 'Basic ZnV6ejpmdXp6' }] },
+    ],
   }
   return requests
 }
@@ -147,7 +155,12 @@ const replySchema = z.union([
 /** Every row of every table, in a stable order. */
 function readTables(): Record<string, string[]> {
   const tables = database.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all() as string[]
-  return Object.fromEntries(tables.map((table) => [table, (database.prepare(`SELECT * FROM "${table}"`).all() as unknown[]).map((row) => JSON.stringify(row)).sort()]))
+  return Object.fromEntries(
+    tables.map((table) => [
+      table,
+      (database.prepare(`SELECT * FROM "${table}"`).all() as unknown[]).map((row) => JSON.stringify(row)).sort(),
+    ]),
+  )
 }
 
 /**
@@ -191,7 +204,9 @@ async function checkRequest(method: string, call: () => Promise<ApiResult<unknow
   return result
 }
 
-const seedRequest = fc.constantFrom(...methods).chain((method) => fc.record({ method: fc.constant(method), input: fc.constantFrom(...valid[method]) }))
+const seedRequest = fc
+  .constantFrom(...methods)
+  .chain((method) => fc.record({ method: fc.constant(method), input: fc.constantFrom(...valid[method]) }))
 
 const methodName = fc.oneof(
   fc.constantFrom(...methods),
@@ -203,12 +218,22 @@ describe('the dispatcher', () => {
   it('has a valid seed request for every method of the contract', async () => {
     expect(Object.keys(valid).sort()).toEqual([...methods].sort())
     for (const method of methods) {
-      for (const input of valid[method]) expect(apiContract[method].safeParse(input).success, `${method} ${JSON.stringify(input)}`).toBe(true)
+      for (const input of valid[method])
+        expect(apiContract[method].safeParse(input).success, `${method} ${JSON.stringify(input)}`).toBe(true)
     }
   })
 
   it('answers arbitrary methods and inputs (IPC can carry any structured-clone value) with a well-formed reply', async () => {
-    const input = fc.anything({ withNullPrototype: true, withBigInt: true, withDate: true, withMap: true, withSet: true, withTypedArray: true, withSparseArray: true, maxDepth: 3 })
+    const input = fc.anything({
+      withNullPrototype: true,
+      withBigInt: true,
+      withDate: true,
+      withMap: true,
+      withSet: true,
+      withTypedArray: true,
+      withSparseArray: true,
+      maxDepth: 3,
+    })
     await fc.assert(
       fc.asyncProperty(methodName, input, async (method, value) => {
         await checkRequest(method, () => dispatch(method, value))
@@ -220,10 +245,14 @@ describe('the dispatcher', () => {
   it('answers valid requests of every method, mutated, with a well-formed reply, and a failure changes no table', async () => {
     let failures = 0
     await fc.assert(
-      fc.asyncProperty(seedRequest, fc.array(mutation, { minLength: 1, maxLength: 3 }), async ({ method, input }, mutations: Mutation[]) => {
-        const result = await checkRequest(method, () => dispatch(method, mutateJson(input, mutations)))
-        if (!result.ok) failures++
-      }),
+      fc.asyncProperty(
+        seedRequest,
+        fc.array(mutation, { minLength: 1, maxLength: 3 }),
+        async ({ method, input }, mutations: Mutation[]) => {
+          const result = await checkRequest(method, () => dispatch(method, mutateJson(input, mutations)))
+          if (!result.ok) failures++
+        },
+      ),
       { numRuns: 500 },
     )
     // Most mutations break the request: the property was tested on failures, not only on successes.
@@ -248,7 +277,11 @@ describe('the WebSocket frame layer', () => {
   }
 
   it('answers random text and JSON with a well-formed reply frame', async () => {
-    const text = fc.oneof(fc.string({ maxLength: 300 }), fc.string({ unit: 'binary', maxLength: 300 }), fc.jsonValue().map((value) => JSON.stringify(value)))
+    const text = fc.oneof(
+      fc.string({ maxLength: 300 }),
+      fc.string({ unit: 'binary', maxLength: 300 }),
+      fc.jsonValue().map((value) => JSON.stringify(value)),
+    )
     await fc.assert(fc.asyncProperty(text, checkFrame), { numRuns: 300 })
   })
 

@@ -16,9 +16,7 @@ export function createDispatcher(handlers: ApiHandlers, onInternalError?: (error
     const name = method as ApiMethod
     const parsed = apiContract[name].safeParse(input ?? {})
     if (!parsed.success) {
-      const detail = parsed.error.issues
-        .map((issue) => `${issue.path.join('.') || '(input)'}: ${issue.message}`)
-        .join('; ')
+      const detail = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(input)'}: ${issue.message}`).join('; ')
       return { ok: false, error: { code: 'invalid_request', message: `${name}: ${detail}`, fields: issueFields(parsed.error.issues) } }
     }
     try {

@@ -52,9 +52,15 @@ const httpUrl = z
 // `.refine(Number.isInteger)` rather than `.int()`: zod's int check ends the parse, which would hide
 // the other fields' errors (the form shows them all at once).
 const wholeNumber = () => z.number({ error: 'must be a whole number' }).refine(Number.isInteger, 'must be a whole number')
-const positiveInt = (max: number) => wholeNumber().refine((value) => value > 0, 'must be more than 0').refine((value) => value <= max, `at most ${groupDigits(max)}`)
+const positiveInt = (max: number) =>
+  wholeNumber()
+    .refine((value) => value > 0, 'must be more than 0')
+    .refine((value) => value <= max, `at most ${groupDigits(max)}`)
 /** A count where 0 turns the limit off. */
-const countOrOff = (max: number) => wholeNumber().refine((value) => value >= 0, 'at least 0 (0: no limit)').refine((value) => value <= max, `at most ${groupDigits(max)}`)
+const countOrOff = (max: number) =>
+  wholeNumber()
+    .refine((value) => value >= 0, 'at least 0 (0: no limit)')
+    .refine((value) => value <= max, `at most ${groupDigits(max)}`)
 
 export const noSandboxConfirmation = 'I understand commands can read and write anything I can'
 
@@ -78,7 +84,9 @@ export const newJobSchema = z
     base_url: httpUrl.nullable(),
     model: modelId,
     light_model: optionalModelId,
-    max_depth: wholeNumber().refine((value) => value >= 0, 'at least 0').refine((value) => value <= newJobLimits.max_depth, `at most ${newJobLimits.max_depth}`),
+    max_depth: wholeNumber()
+      .refine((value) => value >= 0, 'at least 0')
+      .refine((value) => value <= newJobLimits.max_depth, `at most ${newJobLimits.max_depth}`),
     max_concurrent_children: positiveInt(newJobLimits.max_concurrent_children),
     job_token_budget: positiveInt(newJobLimits.job_token_budget).nullable(),
     job_cost_budget: z
@@ -185,7 +193,11 @@ export function fieldErrors(error: z.ZodError): FieldErrors {
  */
 export function checkNewJob(
   job: NewJob,
-  context: { prices: PriceTable; profiles: readonly string[]; /** Model ids that profiles name outright (not main/light). */ profileModels?: readonly string[] },
+  context: {
+    prices: PriceTable
+    profiles: readonly string[]
+    /** Model ids that profiles name outright (not main/light). */ profileModels?: readonly string[]
+  },
 ): FieldErrors {
   const errors: FieldErrors = {}
   if (!context.profiles.includes(job.profile)) errors.profile = `no profile "${job.profile}" in this project`

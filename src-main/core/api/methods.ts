@@ -47,7 +47,10 @@ export function splitFieldErrors(message: string): { message: string; fields: Re
   const at = message.indexOf(fieldsMarker)
   if (at < 0) return { message, fields: null }
   try {
-    return { message: message.slice(0, at).trimEnd(), fields: JSON.parse(message.slice(at + fieldsMarker.length)) as Record<string, string> }
+    return {
+      message: message.slice(0, at).trimEnd(),
+      fields: JSON.parse(message.slice(at + fieldsMarker.length)) as Record<string, string>,
+    }
   } catch {
     return { message: message.slice(0, at).trimEnd(), fields: null }
   }

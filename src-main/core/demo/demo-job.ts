@@ -72,7 +72,10 @@ export async function scriptedJob(projectDir: string, task: string): Promise<{ t
             arguments: { description, subagent_type: 'explore', prompt: `${description} for this task: ${task}` },
           })),
         },
-        { delay_ms: 800, tool_calls: [{ name: 'attempt_completion', arguments: { result: `Scripted run of "${task}" finished after two explorations.` } }] },
+        {
+          delay_ms: 800,
+          tool_calls: [{ name: 'attempt_completion', arguments: { result: `Scripted run of "${task}" finished after two explorations.` } }],
+        },
       ],
       children,
     },
@@ -94,7 +97,22 @@ function exploreScript(description: string, file: string | undefined, stepDelay:
 }
 
 const preferred = ['README.md', 'package.json', 'pyproject.toml', 'Cargo.toml', 'go.mod', 'Makefile']
-const textExtensions = new Set(['.md', '.txt', '.json', '.ts', '.tsx', '.js', '.py', '.rs', '.go', '.toml', '.yaml', '.yml', '.css', '.html'])
+const textExtensions = new Set([
+  '.md',
+  '.txt',
+  '.json',
+  '.ts',
+  '.tsx',
+  '.js',
+  '.py',
+  '.rs',
+  '.go',
+  '.toml',
+  '.yaml',
+  '.yml',
+  '.css',
+  '.html',
+])
 
 /** Up to `count` small text files at the project's top level, well-known names first. */
 async function pickTextFiles(projectDir: string, count: number): Promise<string[]> {

@@ -24,7 +24,11 @@ export interface EngineContext {
   profilesFor(projectDir: string): LoadedProfiles
 }
 
-export const providerSources = (context: EngineContext): ProviderSources => ({ settings: context.settings, keys: context.keys, env: context.env })
+export const providerSources = (context: EngineContext): ProviderSources => ({
+  settings: context.settings,
+  keys: context.keys,
+  env: context.env,
+})
 
 export function requireProject(context: EngineContext): ProjectInfo {
   if (!context.project) throw new ApiFailure('conflict', 'open a project folder first')

@@ -32,7 +32,16 @@ describe('getTree', () => {
     newEvent(
       'agent.start',
       { ts: fixedClock('2025-03-01T11:00:00.000Z')(), job_id: jobId, agent_id: agent, parent_id: rootId, depth: 1 },
-      { profile: 'explore', model: 'scripted-light', task: 'late', label: 'late', tools: [], max_steps: 5, context_token_budget: 1000, total_token_budget: 1000 },
+      {
+        profile: 'explore',
+        model: 'scripted-light',
+        task: 'late',
+        label: 'late',
+        tools: [],
+        max_steps: 5,
+        context_token_budget: 1000,
+        total_token_budget: 1000,
+      },
     )
 
   it('pages one snapshot: an agent spawned between two pages is in none of them, only after the watermark', async () => {
@@ -86,7 +95,12 @@ describe('getTree', () => {
     expect(first).toMatchObject({ ok: true, value: { next: { offset: 1 } } })
     const next = (first as { value: { next: unknown } }).value.next
     expect(await dispatch('getTree', { job_id: jobId, page: next })).toMatchObject({ ok: true, value: { next: null } })
-    for (const input of [{ job_id: jobId, limit: 0 }, { job_id: jobId, limit: 5001 }, { job_id: jobId, page: { snapshot: 's', offset: 0 } }, { job_id: jobId, page: { offset: 1 } }]) {
+    for (const input of [
+      { job_id: jobId, limit: 0 },
+      { job_id: jobId, limit: 5001 },
+      { job_id: jobId, page: { snapshot: 's', offset: 0 } },
+      { job_id: jobId, page: { offset: 1 } },
+    ]) {
       expect(await dispatch('getTree', input)).toMatchObject({ ok: false, error: { code: 'invalid_request' } })
     }
     close()

@@ -28,7 +28,6 @@ type JobHandlers = Pick<
   | 'importTrace'
 >
 
-
 export type ExportFormatName = 'jsonl' | 'otlp'
 export const exportFormats = { jsonl: jsonlFormat, otlp: otlpFormat } as const
 
@@ -168,13 +167,21 @@ async function startJob(context: EngineContext, input: ApiInput<'startJob'>): Pr
   const project = requireProject(context)
   const loadedProfiles = context.profilesFor(project.path)
   if (input.kind !== 'agent') {
-    const planned = input.kind === 'demo' ? await demoJob(project.path) : await scriptedJob(project.path, input.task?.trim() || 'Explore this project')
+    const planned =
+      input.kind === 'demo' ? await demoJob(project.path) : await scriptedJob(project.path, input.task?.trim() || 'Explore this project')
     const settings = defaultSettings({
       max_depth: input.kind === 'scripted' ? (input.max_depth ?? 1) : 1,
       max_concurrent_children: input.kind === 'scripted' ? (input.max_concurrent_children ?? 3) : 3,
       script: planned.script,
     })
-    return context.supervisor.startJob({ project: project.path, task: planned.task, settings, loadedProfiles, autoApprove: input.auto_approve, spawnPaused: input.spawn_paused })
+    return context.supervisor.startJob({
+      project: project.path,
+      task: planned.task,
+      settings,
+      loadedProfiles,
+      autoApprove: input.auto_approve,
+      spawnPaused: input.spawn_paused,
+    })
   }
   const job = input.job
   const profiles = Object.values(loadedProfiles.profiles)
@@ -192,7 +199,11 @@ async function startJob(context: EngineContext, input: ApiInput<'startJob'>): Pr
   }
   const problems = Object.entries(errors)
   if (problems.length > 0) {
-    throw new ApiFailure('invalid_request', `startJob: ${problems.map(([field, message]) => `${field}: ${message}`).join('; ')}`, errors as Record<string, string>)
+    throw new ApiFailure(
+      'invalid_request',
+      `startJob: ${problems.map(([field, message]) => `${field}: ${message}`).join('; ')}`,
+      errors as Record<string, string>,
+    )
   }
   context.settings.saveJobDefaults(project.path, project.name, job)
   const script = job.provider === 'scripted' ? (await scriptedJob(project.path, job.task)).script : undefined

@@ -9,7 +9,15 @@ import { requireProject, type EngineContext } from './context'
 
 type ProjectHandlers = Pick<
   ApiHandlers,
-  'getState' | 'openProject' | 'closeProject' | 'listRecentProjects' | 'completePath' | 'chooseProjectFolder' | 'chooseTraceFile' | 'listProfiles' | 'getJobDefaults'
+  | 'getState'
+  | 'openProject'
+  | 'closeProject'
+  | 'listRecentProjects'
+  | 'completePath'
+  | 'chooseProjectFolder'
+  | 'chooseTraceFile'
+  | 'listProfiles'
+  | 'getJobDefaults'
 >
 
 /** Opens `dir` as the project and remembers it among the recent ones. */

@@ -81,7 +81,10 @@ const openaiJob = (baseUrl: string, overrides: Partial<NewJobInput> = {}) =>
   }) as const
 
 /** The root's one turn: finish at once, with the usage the test prices. */
-const finishAtOnce = { tool_calls: [{ name: 'attempt_completion', arguments: { result: 'done' } }], usage: { prompt_tokens: 1000, completion_tokens: 500 } }
+const finishAtOnce = {
+  tool_calls: [{ name: 'attempt_completion', arguments: { result: 'done' } }],
+  usage: { prompt_tokens: 1000, completion_tokens: 500 },
+}
 
 /** A cipher that is not encryption but shows whether the store used it: XOR with a marker. */
 const xorCipher = (available = true): KeyCipher => ({
@@ -174,17 +177,29 @@ describe('provider keys are write-only', () => {
   it('clearing a stored key falls back to none, or to the environment variable when it is set', async () => {
     const { engine: bare } = makeEngine()
     await bare.handlers.setProviderKey({ provider: 'openai', key: openaiKey })
-    expect((await bare.handlers.clearProviderKey({ provider: 'openai' })).key).toEqual({ source: 'none', env_var: 'OPENAI_API_KEY', last4: null })
+    expect((await bare.handlers.clearProviderKey({ provider: 'openai' })).key).toEqual({
+      source: 'none',
+      env_var: 'OPENAI_API_KEY',
+      last4: null,
+    })
 
     const { engine, keyFile } = makeEngine({ env: { OPENAI_API_KEY: 'sk-from-the-environment-0042' } })
-    expect((await engine.handlers.getSettings({})).providers[0]?.key).toEqual({ source: 'environment', env_var: 'OPENAI_API_KEY', last4: '0042' })
+    expect((await engine.handlers.getSettings({})).providers[0]?.key).toEqual({
+      source: 'environment',
+      env_var: 'OPENAI_API_KEY',
+      last4: '0042',
+    })
     await engine.handlers.setProviderKey({ provider: 'openai', key: openaiKey })
     expect((await engine.handlers.getSettings({})).providers[0]?.key.source).toBe('stored')
     const cleared = await engine.handlers.clearProviderKey({ provider: 'openai' })
     expect(cleared.key).toEqual({ source: 'environment', env_var: 'OPENAI_API_KEY', last4: '0042' })
     expect(readFileSync(keyFile, 'utf8')).not.toContain(openaiKey)
     // openai_compatible reads no variable.
-    expect((await engine.handlers.clearProviderKey({ provider: 'openai_compatible' })).key).toEqual({ source: 'none', env_var: null, last4: null })
+    expect((await engine.handlers.clearProviderKey({ provider: 'openai_compatible' })).key).toEqual({
+      source: 'none',
+      env_var: null,
+      last4: null,
+    })
   })
 })
 
@@ -192,7 +207,12 @@ describe('testConnection', () => {
   it('openai_compatible with the saved base URL: ok with the answer and a latency, from one tiny request', async () => {
     const { engine } = makeEngine()
     const server = await fakeOpenAI({ text: 'pong', delay_ms: 30 })
-    const saved = await engine.handlers.setProviderConfig({ provider: 'openai_compatible', base_url: `${server.url}/v1`, model: 'llama3.1', light_model: null })
+    const saved = await engine.handlers.setProviderConfig({
+      provider: 'openai_compatible',
+      base_url: `${server.url}/v1`,
+      model: 'llama3.1',
+      light_model: null,
+    })
     expect(saved.provider).toMatchObject({ base_url: `${server.url}/v1`, base_url_source: 'settings', model: 'llama3.1' })
 
     const result = await engine.handlers.testConnection({ provider: 'openai_compatible' })
@@ -285,11 +305,23 @@ describe('the price table', () => {
     expect(row(before, 'gpt-4o')).toEqual({ model: 'gpt-4o', ...defaultPrices['gpt-4o'], source: 'builtin' })
     expect(row(before, 'my-local-model')).toBeUndefined()
 
-    const added = await engine.handlers.setPrice({ model: 'my-local-model', price: { input: 0.5, output: 1, cache_read: 0.1, cache_write: 0.5 } })
-    expect(row(added.prices, 'my-local-model')).toEqual({ model: 'my-local-model', input: 0.5, output: 1, cache_read: 0.1, cache_write: 0.5, source: 'custom' })
+    const added = await engine.handlers.setPrice({
+      model: 'my-local-model',
+      price: { input: 0.5, output: 1, cache_read: 0.1, cache_write: 0.5 },
+    })
+    expect(row(added.prices, 'my-local-model')).toEqual({
+      model: 'my-local-model',
+      input: 0.5,
+      output: 1,
+      cache_read: 0.1,
+      cache_write: 0.5,
+      source: 'custom',
+    })
     const edited = await engine.handlers.setPrice({ model: 'gpt-4o', price: { input: 3, output: 20, cache_read: 1, cache_write: 3 } })
     expect(row(edited.prices, 'gpt-4o')).toEqual({ model: 'gpt-4o', input: 3, output: 20, cache_read: 1, cache_write: 3, source: 'edited' })
-    expect(edited.prices.map((price) => price.model)).toEqual([...edited.prices.map((price) => price.model)].sort((a, b) => a.localeCompare(b)))
+    expect(edited.prices.map((price) => price.model)).toEqual(
+      [...edited.prices.map((price) => price.model)].sort((a, b) => a.localeCompare(b)),
+    )
 
     await engine.close()
     const { engine: reopened } = makeEngine({ dir })
@@ -306,7 +338,10 @@ describe('the price table', () => {
 
   it('refuses a negative price field by field', async () => {
     const { engine } = makeEngine()
-    const result = await createDispatcher(engine.handlers)('setPrice', { model: 'gpt-4o', price: { input: -1, output: 1, cache_read: 0, cache_write: 0 } })
+    const result = await createDispatcher(engine.handlers)('setPrice', {
+      model: 'gpt-4o',
+      price: { input: -1, output: 1, cache_read: 0, cache_write: 0 },
+    })
     expect(result.ok).toBe(false)
     expect((result as { error: ApiError }).error.code).toBe('invalid_request')
     expect(row((await engine.handlers.getSettings({})).prices, 'gpt-4o')?.source).toBe('builtin')
@@ -317,7 +352,10 @@ describe('the price table', () => {
     const { engine } = makeEngine({ dir, project: project(dir) })
     const server = await fakeOpenAI(finishAtOnce)
     await engine.handlers.setPrice({ model: 'gpt-4o', price: { input: 3, output: 20, cache_read: 1, cache_write: 3 } })
-    const { job_id } = await engine.handlers.startJob({ kind: 'agent', job: openaiJob(`${server.url}/v1`, { provider: 'openai_compatible', job_cost_budget: 5 }) })
+    const { job_id } = await engine.handlers.startJob({
+      kind: 'agent',
+      job: openaiJob(`${server.url}/v1`, { provider: 'openai_compatible', job_cost_budget: 5 }),
+    })
     await withTimeout(engine.waitForJob(job_id), 20_000, 'the job to end')
 
     const calls = (await allEvents(engine, job_id)).filter((event) => event.type === 'llm.call')

@@ -53,7 +53,10 @@ const withTimeout = <T>(promise: Promise<T>, ms: number, what: string): Promise<
 const agentsInstructions = '# Agent rules\n\nAGENTS-MARKER: always run the tests with `npm test` before finishing.\n'
 const claudeInstructions = '# Claude rules\n\nCLAUDE-MARKER: prefer small functions.\n'
 
-function shopProject(dir: string, files: Record<string, string> = { 'AGENTS.md': agentsInstructions, 'CLAUDE.md': claudeInstructions }): string {
+function shopProject(
+  dir: string,
+  files: Record<string, string> = { 'AGENTS.md': agentsInstructions, 'CLAUDE.md': claudeInstructions },
+): string {
   const project = path.join(dir, 'shop')
   mkdirSync(path.join(project, 'src'), { recursive: true })
   writeFileSync(path.join(project, 'README.md'), '# Shop\n\nSells things; totals carts.\n')
@@ -91,7 +94,13 @@ function childScript(area: keyof typeof areas) {
             {
               name: 'attempt_completion',
               arguments: {
-                result: JSON.stringify({ status: 'completed', summary: `${file} starts with: ${firstLine}`, findings: [], evidence: [`${file}:1`], unresolved_questions: [] }),
+                result: JSON.stringify({
+                  status: 'completed',
+                  summary: `${file} starts with: ${firstLine}`,
+                  findings: [],
+                  evidence: [`${file}:1`],
+                  unresolved_questions: [],
+                }),
               },
             },
           ],
@@ -168,11 +177,14 @@ describe('startJob refuses a bad new-job form field by field, and creates no job
 
   it('a fractional number in one field does not hide the missing base URL', async () => {
     const rig = makeEngine({ project: shopProject(tempDir()) })
-    const result = await createDispatcher(rig.engine.handlers)('startJob', { kind: 'agent', job: goodJob({ base_url: null, agent_timeout_s: 0.5 }) })
+    const result = await createDispatcher(rig.engine.handlers)('startJob', {
+      kind: 'agent',
+      job: goodJob({ base_url: null, agent_timeout_s: 0.5 }),
+    })
     expect(Object.keys((result as { error: ApiError }).error.fields ?? {}).sort()).toEqual(['agent_timeout_s', 'base_url'])
   })
 
-  it("refuses a cost budget when a project profile runs on an unpriced model of its own", async () => {
+  it('refuses a cost budget when a project profile runs on an unpriced model of its own', async () => {
     const project = shopProject(tempDir())
     mkdirSync(path.join(project, '.arbor/agents'), { recursive: true })
     writeFileSync(
@@ -180,8 +192,14 @@ describe('startJob refuses a bad new-job form field by field, and creates no job
       '---\nname: reviewer\ndescription: Reviews a diff\ntools: [read_file]\nmodel: house-reviewer-7b\n---\nReview the change.\n',
     )
     const rig = makeEngine({ project })
-    const refused = await createDispatcher(rig.engine.handlers)('startJob', { kind: 'agent', job: goodJob({ model: 'gpt-4o-mini', job_cost_budget: 2 }) })
-    expect(refused).toMatchObject({ ok: false, error: { fields: { job_cost_budget: expect.stringContaining('"house-reviewer-7b" has no price') } } })
+    const refused = await createDispatcher(rig.engine.handlers)('startJob', {
+      kind: 'agent',
+      job: goodJob({ model: 'gpt-4o-mini', job_cost_budget: 2 }),
+    })
+    expect(refused).toMatchObject({
+      ok: false,
+      error: { fields: { job_cost_budget: expect.stringContaining('"house-reviewer-7b" has no price') } },
+    })
     expect((await rig.engine.handlers.listJobs({})).jobs).toEqual([])
   })
 
@@ -192,7 +210,10 @@ describe('startJob refuses a bad new-job form field by field, and creates no job
     const server = await startFakeOpenAI({ route: openaiConversations([{ match: 'ROOT-TASK', turns: [finish('nothing to do')] }]) })
     cleanups.push(() => server.close())
 
-    const refused = await dispatch('startJob', { kind: 'agent', job: goodJob({ model: 'my-local-model', job_cost_budget: 2, base_url: `${server.url}/v1` }) })
+    const refused = await dispatch('startJob', {
+      kind: 'agent',
+      job: goodJob({ model: 'my-local-model', job_cost_budget: 2, base_url: `${server.url}/v1` }),
+    })
     expect(refused.ok).toBe(false)
     const error = (refused as { error: ApiError }).error
     expect(Object.keys(error.fields ?? {})).toEqual(['job_cost_budget'])
@@ -239,7 +260,13 @@ describe('startJob refuses a bad new-job form field by field, and creates no job
     await rig.engine.exportJsonl(jobId, file)
     const header = JSON.parse(readFileSync(file, 'utf8').split('\n')[0]!) as { type: string; job: { settings: Record<string, unknown> } }
     expect(header.type).toBe('trace.header')
-    expect(header.job.settings).toMatchObject({ no_sandbox: true, allow_network: true, agent_timeout_ms: 120_000, max_spawns_per_turn: 4, max_spawns_per_minute: 0 })
+    expect(header.job.settings).toMatchObject({
+      no_sandbox: true,
+      allow_network: true,
+      agent_timeout_ms: 120_000,
+      max_spawns_per_turn: 4,
+      max_spawns_per_minute: 0,
+    })
     expect(header.job.settings).not.toHaveProperty('no_sandbox_confirmed')
 
     expect((await rig.engine.handlers.getJobDefaults({})).job).toEqual({ ...job, task: '', no_sandbox: false, no_sandbox_confirmed: false })
@@ -262,7 +289,10 @@ describe('startJob refuses a bad new-job form field by field, and creates no job
 
   it('refuses a remote provider with no key, saying where to put one', async () => {
     const rig = makeEngine({ project: shopProject(tempDir()) })
-    const result = await createDispatcher(rig.engine.handlers)('startJob', { kind: 'agent', job: goodJob({ provider: 'openai', base_url: null, model: 'gpt-4o' }) })
+    const result = await createDispatcher(rig.engine.handlers)('startJob', {
+      kind: 'agent',
+      job: goodJob({ provider: 'openai', base_url: null, model: 'gpt-4o' }),
+    })
     expect((result as { error: ApiError }).error.fields).toEqual({ provider: expect.stringContaining('Settings ▸ Providers') })
     expect((await rig.engine.handlers.listJobs({})).jobs).toEqual([])
   })
@@ -353,7 +383,9 @@ describe('a real job through the API', () => {
     for (const child of children) {
       const end = events.find((event) => event.type === 'agent.end' && event.agent_id === child.id)!
       const file = areas[child.label as keyof typeof areas]
-      expect((end.data.result as { summary: string }).summary).toBe(`${file} starts with: ${readFileSync(path.join(project, file), 'utf8').split('\n')[0]}`)
+      expect((end.data.result as { summary: string }).summary).toBe(
+        `${file} starts with: ${readFileSync(path.join(project, file), 'utf8').split('\n')[0]}`,
+      )
     }
     const rootEnd = events.find((event) => event.type === 'agent.end' && event.depth === 0)!
     expect(rootEnd.data.result).toBe('Merged 2 reports.')
@@ -430,8 +462,16 @@ describe('a real job through the API', () => {
     // A job's base URL override gets the key only when it is the one saved for the provider.
     const elsewhere = goodJob({ provider: 'anthropic', base_url: 'http://127.0.0.1:9', model: 'claude-haiku-4-5', light_model: null })
     const refused = await createDispatcher(rig.engine.handlers)('startJob', { kind: 'agent', job: elsewhere })
-    expect(refused).toMatchObject({ ok: false, error: { fields: { base_url: expect.stringContaining('only to the base URL in Settings') } } })
-    await rig.engine.handlers.setProviderConfig({ provider: 'anthropic', base_url: server.url, model: 'claude-haiku-4-5', light_model: null })
+    expect(refused).toMatchObject({
+      ok: false,
+      error: { fields: { base_url: expect.stringContaining('only to the base URL in Settings') } },
+    })
+    await rig.engine.handlers.setProviderConfig({
+      provider: 'anthropic',
+      base_url: server.url,
+      model: 'claude-haiku-4-5',
+      light_model: null,
+    })
 
     const { job_id } = await rig.engine.handlers.startJob({
       kind: 'agent',
@@ -507,7 +547,14 @@ describe('approvals', () => {
     const tree = await rig.engine.handlers.getTree({ job_id })
     const root = tree.agents.find((agent) => agent.depth === 0)!
     expect(tree.approvals).toEqual([
-      { approval_id: request.data.approval_id, job_id, agent_id: root.id, tool: 'bash', command: 'rm notes.txt', reason: expect.stringContaining('deletes files') },
+      {
+        approval_id: request.data.approval_id,
+        job_id,
+        agent_id: root.id,
+        tool: 'bash',
+        command: 'rm notes.txt',
+        reason: expect.stringContaining('deletes files'),
+      },
     ])
     expect((await rig.engine.handlers.listJobs({})).waiting).toEqual({ [job_id]: [request.data.approval_id] })
 

@@ -23,7 +23,7 @@ export function timelineHandlers(context: EngineContext): TimelineHandlers {
       requireJob(context, job_id)
       writer.flush()
       const timeline = emptyTimeline(job_id)
-      for (let page = getJobEventsButMessages(db, job_id, 0, pageSize); page.length > 0; ) {
+      for (let page = getJobEventsButMessages(db, job_id, 0, pageSize); page.length > 0;) {
         foldTimeline(timeline, page)
         if (page.length < pageSize) break
         page = getJobEventsButMessages(db, job_id, page.at(-1)!.seq, pageSize)

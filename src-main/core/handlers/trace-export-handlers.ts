@@ -30,13 +30,19 @@ export function traceExportHandlers(context: EngineContext, autoExport: AutoExpo
       // Every check first, so a refused request changes nothing.
       for (const header of headers) {
         if (header.value === undefined && context.keys.get(traceHeaderSecret(header.name)) === null) {
-          throw new ApiFailure('invalid_request', `header ${header.name} has no value yet`, { headers: `header ${header.name} needs a value` })
+          throw new ApiFailure('invalid_request', `header ${header.name} has no value yet`, {
+            headers: `header ${header.name} needs a value`,
+          })
         }
         // A stored credential goes only to the host it was entered for, as a provider key goes only to its base URL.
         if (header.value === undefined && saved?.endpoint && endpoint && !sameOrigin(saved.endpoint, endpoint)) {
-          throw new ApiFailure('invalid_request', `the value of header ${header.name} was saved for ${new URL(tracesUrl(saved.endpoint)).origin}: enter it again to send it to ${new URL(tracesUrl(endpoint)).origin}`, {
-            headers: `enter the value of ${header.name} again for the new endpoint`,
-          })
+          throw new ApiFailure(
+            'invalid_request',
+            `the value of header ${header.name} was saved for ${new URL(tracesUrl(saved.endpoint)).origin}: enter it again to send it to ${new URL(tracesUrl(endpoint)).origin}`,
+            {
+              headers: `enter the value of ${header.name} again for the new endpoint`,
+            },
+          )
         }
       }
       if (headers.some((header) => header.value !== undefined) && !context.keys.available) {

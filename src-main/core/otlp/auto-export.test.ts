@@ -21,7 +21,13 @@ function makeEngine(dir = tempDir()) {
   mkdirSync(project, { recursive: true })
   writeFileSync(path.join(project, 'README.md'), '# Demo\n')
   const keyFile = path.join(dir, 'keys.json')
-  const engine = createEngine({ dbFile: path.join(dir, 'arbor.db'), processHost: testAgentHost(), projectDir: project, keys: new FileKeyStore(keyFile), env: {} })
+  const engine = createEngine({
+    dbFile: path.join(dir, 'arbor.db'),
+    processHost: testAgentHost(),
+    projectDir: project,
+    keys: new FileKeyStore(keyFile),
+    env: {},
+  })
   cleanups.push(() => engine.close())
   return { engine, dispatch: createDispatcher(engine.handlers), keyFile, dir }
 }
@@ -42,10 +48,20 @@ describe('sending every finished job to a collector', () => {
     const receiver = await startOtlpReceiver()
     cleanups.push(() => receiver.close())
     const { engine, dispatch, keyFile } = makeEngine()
-    const saved = await dispatch('setTraceExport', { endpoint: receiver.url, enabled: true, headers: [{ name: 'Authorization', value: secret }] })
+    const saved = await dispatch('setTraceExport', {
+      endpoint: receiver.url,
+      enabled: true,
+      headers: [{ name: 'Authorization', value: secret }],
+    })
     expect(saved).toEqual({
       ok: true,
-      value: { endpoint: receiver.url, url: `${receiver.url}/v1/traces`, enabled: true, headers: [{ name: 'Authorization', set: true }], last_send: null },
+      value: {
+        endpoint: receiver.url,
+        url: `${receiver.url}/v1/traces`,
+        enabled: true,
+        headers: [{ name: 'Authorization', set: true }],
+        last_send: null,
+      },
     })
     // The value is in the key store, never in what the UI gets back.
     expect(JSON.stringify(saved)).not.toContain(secret)
@@ -72,7 +88,9 @@ describe('sending every finished job to a collector', () => {
     const byId = new Map(spans.map((span) => [span.spanId, span]))
     for (const child of children) expect(byId.get(child.parentSpanId!)?.name).toBe('execute_tool task')
     for (const agent of agents) expect(attribute(agent, 'gen_ai.provider.name')).toEqual({ stringValue: 'scripted' })
-    expect(log.mock.calls.map((call) => String(call[0]))).toContain(`arbor: job ${jobId}: ${spans.length} spans sent to ${receiver.url}/v1/traces`)
+    expect(log.mock.calls.map((call) => String(call[0]))).toContain(
+      `arbor: job ${jobId}: ${spans.length} spans sent to ${receiver.url}/v1/traces`,
+    )
   }, 60_000)
 
   it('reports a refused send as a notice and in settings, and the job still completes', async () => {
@@ -80,7 +98,11 @@ describe('sending every finished job to a collector', () => {
     cleanups.push(() => receiver.close())
     receiver.respondWith(401)
     const { engine, dispatch } = makeEngine()
-    await dispatch('setTraceExport', { endpoint: `${receiver.url}/v1/traces`, enabled: true, headers: [{ name: 'Authorization', value: secret }] })
+    await dispatch('setTraceExport', {
+      endpoint: `${receiver.url}/v1/traces`,
+      enabled: true,
+      headers: [{ name: 'Authorization', value: secret }],
+    })
     const log = vi.spyOn(console, 'error').mockImplementation(() => undefined)
     cleanups.push(() => log.mockRestore())
     const jobId = await runScripted(engine, dispatch)
@@ -90,7 +112,9 @@ describe('sending every finished job to a collector', () => {
       expect(view.ok && (view.value as { last_send: unknown }).last_send).toMatchObject({ job_id: jobId, ok: false })
     })
     const view = (await dispatch('getTraceExport', {})) as { ok: true; value: { last_send: { message: string } } }
-    expect(view.value.last_send.message).toBe(`trace not sent: OTLP export to ${receiver.url}/v1/traces failed: HTTP 401 Unauthorized (status 401)`)
+    expect(view.value.last_send.message).toBe(
+      `trace not sent: OTLP export to ${receiver.url}/v1/traces failed: HTTP 401 Unauthorized (status 401)`,
+    )
     const jobs = (await dispatch('listJobs', {})) as { ok: true; value: { jobs: { id: string; status: string }[] } }
     expect(jobs.value.jobs.find((job) => job.id === jobId)?.status).toBe('completed')
     const lines = log.mock.calls.map((call) => String(call[0]))
@@ -120,31 +144,67 @@ describe('the trace export setting', () => {
   it('keeps header values write-only: listed without a value keeps the stored one, left out deletes it', async () => {
     const { dispatch, keyFile } = makeEngine()
     const set = (input: unknown) => dispatch('setTraceExport', input)
-    await set({ endpoint: 'https://cloud.langfuse.com/api/public/otel/v1/traces', enabled: true, headers: [{ name: 'Authorization', value: secret }, { name: 'x-team', value: 'blue-team' }] })
-    const kept = await set({ endpoint: 'https://cloud.langfuse.com/api/public/otel/v1/traces', enabled: true, headers: [{ name: 'Authorization' }] })
+    await set({
+      endpoint: 'https://cloud.langfuse.com/api/public/otel/v1/traces',
+      enabled: true,
+      headers: [
+        { name: 'Authorization', value: secret },
+        { name: 'x-team', value: 'blue-team' },
+      ],
+    })
+    const kept = await set({
+      endpoint: 'https://cloud.langfuse.com/api/public/otel/v1/traces',
+      enabled: true,
+      headers: [{ name: 'Authorization' }],
+    })
     expect(kept).toMatchObject({ ok: true, value: { headers: [{ name: 'Authorization', set: true }] } })
     const keys = readFileSync(keyFile, 'utf8')
     expect(keys).toContain(secret)
     expect(keys).not.toContain('blue-team')
 
     // Refused requests change nothing.
-    expect(await set({ endpoint: 'ftp://example.com', enabled: true, headers: [] })).toMatchObject({ ok: false, error: { code: 'invalid_request' } })
+    expect(await set({ endpoint: 'ftp://example.com', enabled: true, headers: [] })).toMatchObject({
+      ok: false,
+      error: { code: 'invalid_request' },
+    })
     expect(await set({ endpoint: '', enabled: true, headers: [] })).toMatchObject({ ok: false, error: { code: 'invalid_request' } })
     expect(await set({ endpoint: 'http://localhost:4318', enabled: true, headers: [{ name: 'x-new' }] })).toMatchObject({
       ok: false,
       error: { code: 'invalid_request', message: 'header x-new has no value yet' },
     })
-    expect(await set({ endpoint: 'http://localhost:4318', enabled: true, headers: [{ name: 'Bad Name', value: 'x' }] })).toMatchObject({ ok: false })
-    expect(await set({ endpoint: 'http://localhost:4318', enabled: true, headers: [{ name: 'a', value: 'x\ny' }] })).toMatchObject({ ok: false })
-    expect(await set({ endpoint: 'http://localhost:4318', enabled: true, headers: [{ name: 'A', value: '1' }, { name: 'a', value: '2' }] })).toMatchObject({ ok: false })
-    expect((await dispatch('getTraceExport', {})) as unknown).toMatchObject({ ok: true, value: { endpoint: 'https://cloud.langfuse.com/api/public/otel/v1/traces', enabled: true } })
+    expect(await set({ endpoint: 'http://localhost:4318', enabled: true, headers: [{ name: 'Bad Name', value: 'x' }] })).toMatchObject({
+      ok: false,
+    })
+    expect(await set({ endpoint: 'http://localhost:4318', enabled: true, headers: [{ name: 'a', value: 'x\ny' }] })).toMatchObject({
+      ok: false,
+    })
+    expect(
+      await set({
+        endpoint: 'http://localhost:4318',
+        enabled: true,
+        headers: [
+          { name: 'A', value: '1' },
+          { name: 'a', value: '2' },
+        ],
+      }),
+    ).toMatchObject({ ok: false })
+    expect((await dispatch('getTraceExport', {})) as unknown).toMatchObject({
+      ok: true,
+      value: { endpoint: 'https://cloud.langfuse.com/api/public/otel/v1/traces', enabled: true },
+    })
 
     // A stored value goes only to the host it was entered for.
     expect(await set({ endpoint: 'https://evil.example/v1/traces', enabled: true, headers: [{ name: 'Authorization' }] })).toMatchObject({
       ok: false,
-      error: { code: 'invalid_request', message: 'the value of header Authorization was saved for https://cloud.langfuse.com: enter it again to send it to https://evil.example' },
+      error: {
+        code: 'invalid_request',
+        message:
+          'the value of header Authorization was saved for https://cloud.langfuse.com: enter it again to send it to https://evil.example',
+      },
     })
-    expect(await set({ endpoint: 'https://cloud.langfuse.com/api/public/otel', enabled: false, headers: [{ name: 'Authorization' }] })).toMatchObject({ ok: true })
+    expect(
+      await set({ endpoint: 'https://cloud.langfuse.com/api/public/otel', enabled: false, headers: [{ name: 'Authorization' }] }),
+    ).toMatchObject({ ok: true })
 
     const cleared = await set({ endpoint: '', enabled: false, headers: [] })
     expect(cleared).toEqual({ ok: true, value: { endpoint: null, url: null, enabled: false, headers: [], last_send: null } })

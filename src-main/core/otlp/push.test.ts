@@ -26,7 +26,11 @@ describe('pushing a job to an OTLP/HTTP collector', () => {
   it('sends protobuf with the given headers, the same spans as the JSON export, subagents under their task call', async () => {
     receiver = await startOtlpReceiver()
     const db = storeJob(tempDir(), sampleJob(), spawnJobEvents())
-    const result = await pushJob(db, jobId, { endpoint: `${receiver.url}/v1/traces`, headers: { Authorization: secret, 'x-langfuse-ingestion-version': '4' }, batchSpans: 3 })
+    const result = await pushJob(db, jobId, {
+      endpoint: `${receiver.url}/v1/traces`,
+      headers: { Authorization: secret, 'x-langfuse-ingestion-version': '4' },
+      batchSpans: 3,
+    })
     const file = join(tempDir(), 'trace.otlp.json')
     await exportJob(db, jobId, file, otlpFormat())
     db.close()
@@ -45,7 +49,15 @@ describe('pushing a job to an OTLP/HTTP collector', () => {
 
     // Same ids, names, kinds, times, statuses and parent links as the file export.
     const fileSpans: ReceivedSpan[] = JSON.parse(readFileSync(file, 'utf8')).resourceSpans[0].scopeSpans[0].spans
-    const shape = (span: ReceivedSpan) => [span.spanId, span.parentSpanId || null, span.name, span.kind, span.startTimeUnixNano, span.endTimeUnixNano, span.status?.code ?? 0]
+    const shape = (span: ReceivedSpan) => [
+      span.spanId,
+      span.parentSpanId || null,
+      span.name,
+      span.kind,
+      span.startTimeUnixNano,
+      span.endTimeUnixNano,
+      span.status?.code ?? 0,
+    ]
     expect(received.map(shape).sort()).toEqual(fileSpans.map(shape).sort())
     expect(new Set(received.map((span) => span.traceId))).toEqual(new Set([fileSpans[0]!.traceId]))
 
@@ -58,7 +70,8 @@ describe('pushing a job to an OTLP/HTTP collector', () => {
     const workflow = received.find((span) => span.name === 'invoke_workflow arbor')!
     expect(attribute(workflow, 'gen_ai.operation.name')).toEqual({ stringValue: 'invoke_workflow' })
     expect(attribute(workflow, 'arbor.cost_usd')).toEqual({ doubleValue: 0.875 })
-    const resource = (receiver.requests[0]!.decoded!.resourceSpans as { resource: { attributes: { key: string; value: unknown }[] } }[])[0]!.resource
+    const resource = (receiver.requests[0]!.decoded!.resourceSpans as { resource: { attributes: { key: string; value: unknown }[] } }[])[0]!
+      .resource
     expect(resource.attributes).toContainEqual({ key: 'service.name', value: { stringValue: 'arbor' } })
   })
 
@@ -90,7 +103,9 @@ describe('pushing a job to an OTLP/HTTP collector', () => {
     const port = await freePort()
     const db = storeJob(tempDir(), sampleJob(), spawnJobEvents())
     const started = Date.now()
-    const failure = await pushJob(db, jobId, { endpoint: `http://127.0.0.1:${port}/v1/traces`, timeoutMs: 1500 }).catch((error: Error) => error)
+    const failure = await pushJob(db, jobId, { endpoint: `http://127.0.0.1:${port}/v1/traces`, timeoutMs: 1500 }).catch(
+      (error: Error) => error,
+    )
     db.close()
     expect((failure as Error).message).toBe(`OTLP export to http://127.0.0.1:${port}/v1/traces failed: cannot connect (ECONNREFUSED)`)
     expect(Date.now() - started).toBeLessThan(6000)

@@ -87,12 +87,16 @@ function* eventChunks(db: SqliteDatabase, jobId: string, chunkRows: number): Gen
 function failureMessage(url: string, error: Error | undefined, timeoutMs: number, headers: Record<string, string>): string {
   const where = `OTLP export to ${endpointLabel(url)} failed`
   const status = (error as { code?: unknown } | undefined)?.code
-  const body = redact(String((error as { data?: unknown } | undefined)?.data ?? ''), headers).replace(/\s+/g, ' ').trim().slice(0, 200)
+  const body = redact(String((error as { data?: unknown } | undefined)?.data ?? ''), headers)
+    .replace(/\s+/g, ' ')
+    .trim()
+    .slice(0, 200)
   if (typeof status === 'number') return `${where}: HTTP ${status}${error?.message ? ` ${error.message}` : ''}${body ? ` (${body})` : ''}`
   if (typeof status === 'string') return `${where}: cannot connect (${status})`
   const message = error?.message ?? 'unknown error'
   if (/timed out/i.test(message)) return `${where}: no answer within ${timeoutMs / 1000} s`
-  if (/retryable status/i.test(message)) return `${where}: the collector kept answering with a retryable status (429, 502, 503 or 504) for ${timeoutMs / 1000} s`
+  if (/retryable status/i.test(message))
+    return `${where}: the collector kept answering with a retryable status (429, 502, 503 or 504) for ${timeoutMs / 1000} s`
   return `${where}: ${redact(message, headers)}`
 }
 

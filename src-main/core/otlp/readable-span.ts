@@ -36,7 +36,9 @@ export function readableSpan(span: SpanRecord, resource: Resource): ReadableSpan
 export const otelResource = (attributes: Attributes): Resource => resourceFromAttributes(otelAttributes(attributes))
 
 function otelAttributes(values: Attributes): OtelAttributes {
-  return Object.fromEntries(Object.entries(values).map(([key, value]) => [key, typeof value === 'object' && !Array.isArray(value) ? value.double : value]))
+  return Object.fromEntries(
+    Object.entries(values).map(([key, value]) => [key, typeof value === 'object' && !Array.isArray(value) ? value.double : value]),
+  )
 }
 
 const hrTime = (ns: bigint): HrTime => [Number(ns / 1_000_000_000n), Number(ns % 1_000_000_000n)]

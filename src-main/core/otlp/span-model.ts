@@ -100,7 +100,10 @@ export class JobSpans {
         return []
       case 'job.end': {
         const { status } = event.data
-        return this.close('job', ns, status === 'completed', status, `job ${status}`, { 'arbor.status': status, ...usageAttributes(event.data) })
+        return this.close('job', ns, status === 'completed', status, `job ${status}`, {
+          'arbor.status': status,
+          ...usageAttributes(event.data),
+        })
       }
       case 'agent.start': {
         const { data } = event
@@ -156,7 +159,9 @@ export class JobSpans {
       }
       case 'tool.result': {
         const { ok, call_id: callId, output, truncated } = event.data
-        return this.close(`tool/${agentId}/${callId}`, ns, ok, 'tool_error', firstLine(output) ?? 'the tool failed', { 'arbor.tool.truncated': truncated })
+        return this.close(`tool/${agentId}/${callId}`, ns, ok, 'tool_error', firstLine(output) ?? 'the tool failed', {
+          'arbor.tool.truncated': truncated,
+        })
       }
       case 'subagent.request':
       case 'subagent.held':
@@ -291,7 +296,10 @@ function defined(values: Record<string, AttributeValue | undefined>): Attributes
 }
 
 const firstLine = (text: string | undefined): string | undefined => {
-  const line = text?.split('\n').find((part) => part.trim())?.trim()
+  const line = text
+    ?.split('\n')
+    .find((part) => part.trim())
+    ?.trim()
   return line ? (line.length > 200 ? `${line.slice(0, 199)}…` : line) : undefined
 }
 
@@ -301,4 +309,5 @@ const nanos = (ts: string): bigint => {
   return Number.isFinite(ms) ? BigInt(ms) * 1_000_000n : 0n
 }
 const int = (value: unknown): number | undefined => (typeof value === 'number' && Number.isSafeInteger(value) ? value : undefined)
-const double = (value: unknown): DoubleValue | undefined => (typeof value === 'number' && Number.isFinite(value) ? { double: value } : undefined)
+const double = (value: unknown): DoubleValue | undefined =>
+  typeof value === 'number' && Number.isFinite(value) ? { double: value } : undefined

@@ -13,7 +13,9 @@ function roundTrip(requests: { messages: ProviderMessage[]; tools: ToolDefinitio
   const sender = new HistorySender()
   const receiver = new HistoryReceiver()
   return requests.map((request, index) => {
-    const sent = toSupervisorSchema.parse(JSON.parse(JSON.stringify({ type: 'model_call', call_id: `model_${index}`, ...sender.next(request.messages, request.tools) })))
+    const sent = toSupervisorSchema.parse(
+      JSON.parse(JSON.stringify({ type: 'model_call', call_id: `model_${index}`, ...sender.next(request.messages, request.tools) })),
+    )
     if (sent.type !== 'model_call') throw new Error('not a model call')
     return { sent, rebuilt: receiver.apply(sent) }
   })

@@ -25,7 +25,12 @@ export function toAnthropicMessages(history: ProviderMessage[]): { system: strin
     else if (message.role === 'tool') add('user', [{ type: 'tool_result', tool_use_id: message.tool_call_id, content: message.content }])
     else {
       const text: ContentBlockParam[] = message.content ? [{ type: 'text', text: message.content }] : []
-      const uses = (message.tool_calls ?? []).map((call): ContentBlockParam => ({ type: 'tool_use', id: call.id, name: call.name, input: parseInput(call.arguments) }))
+      const uses = (message.tool_calls ?? []).map((call): ContentBlockParam => ({
+        type: 'tool_use',
+        id: call.id,
+        name: call.name,
+        input: parseInput(call.arguments),
+      }))
       add('assistant', [...text, ...uses])
     }
   }

@@ -35,7 +35,6 @@ async function events(iterable: AsyncIterable<ProviderEvent>): Promise<ProviderE
   return all
 }
 
-
 describe('the anthropic provider against a fake Messages server', () => {
   it('streams text and sends a cached system prompt, cached tools and max_tokens to /v1/messages', async () => {
     server.enqueue({ text: 'I will look around first.' })
@@ -93,13 +92,22 @@ describe('the anthropic provider against a fake Messages server', () => {
 
   it('joins input_json_delta pieces, and gives a tool without arguments {}', async () => {
     const args = JSON.stringify({ path: 'src-main/core/providers/anthropic.ts', start_line: 10, end_line: 200 })
-    server.enqueue({ tool_calls: [{ name: 'read_file', arguments: args, pieces: 40 }, { name: 'list_files', arguments: '' }] })
+    server.enqueue({
+      tool_calls: [
+        { name: 'read_file', arguments: args, pieces: 40 },
+        { name: 'list_files', arguments: '' },
+      ],
+    })
     const reply = await collectReply(provider(), request)
     expect(reply.tool_calls.map((call) => call.arguments)).toEqual([args, '{}'])
   })
 
   it('skips a thinking block (text and signature) without losing the reply', async () => {
-    server.enqueue({ thinking: 'The user wants a survey. Let me call the tool.', text: 'Calling it.', tool_calls: [{ name: 'task', arguments: {} }] })
+    server.enqueue({
+      thinking: 'The user wants a survey. Let me call the tool.',
+      text: 'Calling it.',
+      tool_calls: [{ name: 'task', arguments: {} }],
+    })
     const reply = await collectReply(provider('claude-haiku-4-5-20251001'), request)
     expect(reply.text).toBe('Calling it.')
     expect(reply.tool_calls).toHaveLength(1)
@@ -107,9 +115,18 @@ describe('the anthropic provider against a fake Messages server', () => {
   })
 
   it('counts cache reads and writes as input, and prices each part', async () => {
-    server.enqueue({ text: 'done', usage: { input_tokens: 100, cache_creation_input_tokens: 2000, cache_read_input_tokens: 30_000, output_tokens: 400 } })
+    server.enqueue({
+      text: 'done',
+      usage: { input_tokens: 100, cache_creation_input_tokens: 2000, cache_read_input_tokens: 30_000, output_tokens: 400 },
+    })
     const reply = await collectReply(provider(), request)
-    expect(reply.usage).toEqual({ input_tokens: 32_100, output_tokens: 400, cache_read_tokens: 30_000, cache_write_tokens: 2000, reasoning_tokens: 0 })
+    expect(reply.usage).toEqual({
+      input_tokens: 32_100,
+      output_tokens: 400,
+      cache_read_tokens: 30_000,
+      cache_write_tokens: 2000,
+      reasoning_tokens: 0,
+    })
     // claude-sonnet-4: $3 in, $0.30 cache read, $3.75 cache write, $15 out, per million
     expect(reply.cost_usd).toBeCloseTo((100 * 3 + 30_000 * 0.3 + 2000 * 3.75 + 400 * 15) / 1e6, 12)
   })
@@ -126,7 +143,14 @@ describe('the anthropic provider against a fake Messages server', () => {
       ...request,
       messages: [
         ...request.messages,
-        { role: 'assistant', content: 'Reading both.', tool_calls: [{ id: 'c1', name: 'read_file', arguments: '{"path":"a"}' }, { id: 'c2', name: 'read_file', arguments: 'not json' }] },
+        {
+          role: 'assistant',
+          content: 'Reading both.',
+          tool_calls: [
+            { id: 'c1', name: 'read_file', arguments: '{"path":"a"}' },
+            { id: 'c2', name: 'read_file', arguments: 'not json' },
+          ],
+        },
         { role: 'tool', tool_call_id: 'c1', content: 'A' },
         { role: 'tool', tool_call_id: 'c2', content: 'error: arguments are not JSON' },
         { role: 'user', content: 'Budget: half used.' },

@@ -128,12 +128,21 @@ async function* streamOnce(
   if (request.signal?.aborted) throw abortedError(request.signal)
   if (stopReason === null || startUsage === null) {
     const missing = startUsage === null ? 'no message_start' : 'no stop_reason'
-    throw new ProviderError('network', events === 0 ? 'the stream ended without a single event' : `the stream ended before the reply was complete (${missing})`)
+    throw new ProviderError(
+      'network',
+      events === 0 ? 'the stream ended without a single event' : `the stream ended before the reply was complete (${missing})`,
+    )
   }
   for (const call of calls.values()) yield { type: 'tool_call', call: complete(call) }
   const usage = anthropicUsage(startUsage, finalUsage)
   const model = priceFor(answeringModel, options.prices) ? answeringModel : options.model
-  yield { type: 'finish', usage, cost_usd: costOf(model, usage, options.prices), finish_reason: finishReason(stopReason), response: { id: responseId, model: answeringModel } }
+  yield {
+    type: 'finish',
+    usage,
+    cost_usd: costOf(model, usage, options.prices),
+    finish_reason: finishReason(stopReason),
+    response: { id: responseId, model: answeringModel },
+  }
 }
 
 /**

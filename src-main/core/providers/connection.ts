@@ -22,7 +22,11 @@ const envNames = {
  * key from the environment. A missing key is an `auth` error unless the base URL is a local
  * server, which gets a placeholder key. Keys are never read from, or written to, the config.
  */
-export function resolveConnection(kind: 'openai' | 'anthropic', configuredBaseURL: string | null, env: Environment): Connection | ProviderError {
+export function resolveConnection(
+  kind: 'openai' | 'anthropic',
+  configuredBaseURL: string | null,
+  env: Environment,
+): Connection | ProviderError {
   const names = envNames[kind]
   const baseURL = nonEmpty(configuredBaseURL) ?? nonEmpty(env[names.baseURL])
   const apiKey = nonEmpty(env[names.key])

@@ -65,7 +65,9 @@ describe('createProvider for the HTTP providers', () => {
   })
 
   it('knows which base URLs are on this machine', () => {
-    expect(['http://localhost:11434/v1', 'http://127.0.0.1:8000', 'http://[::1]:1234/v1', 'http://api.localhost/'].every(isLocalURL)).toBe(true)
+    expect(['http://localhost:11434/v1', 'http://127.0.0.1:8000', 'http://[::1]:1234/v1', 'http://api.localhost/'].every(isLocalURL)).toBe(
+      true,
+    )
     expect(['https://api.openai.com/v1', 'https://openrouter.ai/api/v1', 'not a url'].some(isLocalURL)).toBe(false)
   })
 })

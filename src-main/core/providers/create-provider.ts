@@ -29,9 +29,17 @@ export function createProvider(config: ProviderConfig, dependencies: ProviderDep
       return createScriptedProvider({ model: config.model, script: config.script, sleep: dependencies.sleep })
     case 'openai':
     case 'anthropic': {
-      const connection = config.api_key ? { apiKey: config.api_key, baseURL: config.base_url ?? undefined } : resolveConnection(config.kind, config.base_url, env)
+      const connection = config.api_key
+        ? { apiKey: config.api_key, baseURL: config.base_url ?? undefined }
+        : resolveConnection(config.kind, config.base_url, env)
       if (connection instanceof Error) return failingProvider(config.kind, config.model, connection)
-      const options = { model: config.model, ...connection, sleep: dependencies.sleep, prices: dependencies.prices, timeouts: dependencies.timeouts }
+      const options = {
+        model: config.model,
+        ...connection,
+        sleep: dependencies.sleep,
+        prices: dependencies.prices,
+        timeouts: dependencies.timeouts,
+      }
       return config.kind === 'openai' ? createOpenAIProvider(options) : createAnthropicProvider(options)
     }
   }

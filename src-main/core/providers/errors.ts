@@ -5,7 +5,8 @@
  * page, a JSON body, an event that is not JSON), `auth` and `other` end the agent with
  * `provider_error`; `aborted` ends it with the abort's reason.
  */
-export type ProviderErrorCode = 'context_length' | 'rate_limit' | 'server' | 'network' | 'timeout' | 'bad_response' | 'auth' | 'aborted' | 'other'
+export type ProviderErrorCode =
+  'context_length' | 'rate_limit' | 'server' | 'network' | 'timeout' | 'bad_response' | 'auth' | 'aborted' | 'other'
 
 export class ProviderError extends Error {
   constructor(

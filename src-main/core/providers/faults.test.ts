@@ -45,7 +45,14 @@ const subjects: Subject[] = [
   {
     kind: 'openai',
     start: () => startFakeOpenAI(),
-    make: (server, options) => createOpenAIProvider({ model: 'gpt-4o', apiKey: 'sk-test-faults-000000', baseURL: `${server.url}/v1`, random: () => 0.5, ...options }),
+    make: (server, options) =>
+      createOpenAIProvider({
+        model: 'gpt-4o',
+        apiKey: 'sk-test-faults-000000',
+        baseURL: `${server.url}/v1`,
+        random: () => 0.5,
+        ...options,
+      }),
     rateLimit: openaiErrors.rateLimit,
     rateLimitDetail: 'rate_limit_exceeded: Rate limit reached for gpt-4o on requests per min (RPM): Limit 500, Used 500.',
     serverErrors: [
@@ -58,7 +65,14 @@ const subjects: Subject[] = [
   {
     kind: 'anthropic',
     start: () => startFakeAnthropic(),
-    make: (server, options) => createAnthropicProvider({ model: 'claude-sonnet-4-20250514', apiKey: 'sk-ant-test-faults-0000', baseURL: server.url, random: () => 0.5, ...options }),
+    make: (server, options) =>
+      createAnthropicProvider({
+        model: 'claude-sonnet-4-20250514',
+        apiKey: 'sk-ant-test-faults-0000',
+        baseURL: server.url,
+        random: () => 0.5,
+        ...options,
+      }),
     rateLimit: anthropicErrors.rateLimit,
     rateLimitDetail: 'rate_limit_error: This request would exceed the rate limit for your organization of 50 requests per minute.',
     serverErrors: [
@@ -78,7 +92,6 @@ const request: ProviderRequest = {
 /** For the tests of silence only: long enough that a loaded machine still answers in time. */
 const short: StreamTimeouts = { first_output_ms: 500, idle_ms: 500 }
 const times = <T>(count: number, make: () => T): T[] => Array.from({ length: count }, make)
-
 
 describe.each(subjects)('$kind survives faults', (subject) => {
   let server: FakeServer<Scripted>
@@ -134,7 +147,11 @@ describe.each(subjects)('$kind survives faults', (subject) => {
   it("names a proxy's HTML 502 page by its title instead of quoting the page", async () => {
     server.enqueue(...times(4, () => proxyErrorPage(502)))
     const error = await failure(collectReply(provider(), request))
-    expect(error).toMatchObject({ code: 'server', status: 502, message: `${prefix}HTTP 502 HTML page "502 Bad Gateway" (after 4 attempts)` })
+    expect(error).toMatchObject({
+      code: 'server',
+      status: 502,
+      message: `${prefix}HTTP 502 HTML page "502 Bad Gateway" (after 4 attempts)`,
+    })
   })
 
   describe('a server that goes silent', () => {
@@ -165,7 +182,10 @@ describe.each(subjects)('$kind survives faults', (subject) => {
       const seen: string[] = []
       const error = await failure(collectReply(provider(short), request, (text) => seen.push(text)))
       expect(seen.join('')).toBe('Half of')
-      expect(error).toMatchObject({ code: 'timeout', message: `${prefix}the stream stalled: nothing for 500 ms (after part of the reply had streamed)` })
+      expect(error).toMatchObject({
+        code: 'timeout',
+        message: `${prefix}the stream stalled: nothing for 500 ms (after part of the reply had streamed)`,
+      })
       expect(server.requests).toHaveLength(1)
     })
 
@@ -239,7 +259,8 @@ describe.each(subjects)('$kind survives faults', (subject) => {
     })
 
     it('turns an HTML page with 200 into bad_response naming the page, without retrying', async () => {
-      const page = '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>Sign in · Corporate Proxy</title></head><body><form>…</form></body></html>'
+      const page =
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>Sign in · Corporate Proxy</title></head><body><form>…</form></body></html>'
       server.enqueue({ kind: 'raw', status: 200, content_type: 'text/html; charset=utf-8', body: page }, { text: 'never' })
       const error = await failure(collectReply(provider(), request))
       expect(error).toMatchObject({
@@ -255,7 +276,9 @@ describe.each(subjects)('$kind survives faults', (subject) => {
       server.enqueue({ kind: 'raw', status: 200, content_type: 'application/json', body })
       const error = await failure(collectReply(provider(), request))
       expect(error.code).toBe('bad_response')
-      expect(error.message).toBe(`${prefix}HTTP 200 application/json instead of an event stream: model "gpt-9" not found (check the base URL)`)
+      expect(error.message).toBe(
+        `${prefix}HTTP 200 application/json instead of an event stream: model "gpt-9" not found (check the base URL)`,
+      )
     })
 
     // That the adapters pass such arguments on as text is in openai.test.ts and anthropic.test.ts.

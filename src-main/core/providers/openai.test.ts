@@ -36,7 +36,6 @@ async function events(iterable: AsyncIterable<ProviderEvent>): Promise<ProviderE
   return all
 }
 
-
 describe('the openai provider against a fake Chat Completions server', () => {
   it('streams text as deltas and sends a streaming request with usage, tools and parallel calls', async () => {
     server.enqueue({ text: 'I will look around first.' })
@@ -44,7 +43,11 @@ describe('the openai provider against a fake Chat Completions server', () => {
     const deltas = all.filter((event) => event.type === 'text_delta')
     expect(deltas.length).toBeGreaterThan(1)
     expect(deltas.map((event) => event.text).join('')).toBe('I will look around first.')
-    expect(all.at(-1)).toMatchObject({ type: 'finish', finish_reason: 'stop', response: { id: 'chatcmpl-fake1', model: expect.any(String) } })
+    expect(all.at(-1)).toMatchObject({
+      type: 'finish',
+      finish_reason: 'stop',
+      response: { id: 'chatcmpl-fake1', model: expect.any(String) },
+    })
 
     const [sent] = server.requests
     expect(sent?.path).toBe('/v1/chat/completions')
@@ -101,7 +104,12 @@ describe('the openai provider against a fake Chat Completions server', () => {
   it('joins arguments that arrive in many small pieces', async () => {
     const args = JSON.stringify({ path: 'src-main/core/providers/openai.ts', start_line: 10, end_line: 200 })
     expect(split(args, 40)).toHaveLength(40)
-    server.enqueue({ tool_calls: [{ name: 'read_file', arguments: args, pieces: 40 }, { name: 'read_file', arguments: '{"path":"b"}', pieces: 12 }] })
+    server.enqueue({
+      tool_calls: [
+        { name: 'read_file', arguments: args, pieces: 40 },
+        { name: 'read_file', arguments: '{"path":"b"}', pieces: 12 },
+      ],
+    })
     const reply = await collectReply(provider(), request)
     expect(reply.tool_calls.map((call) => call.arguments)).toEqual([args, '{"path":"b"}'])
   })
@@ -109,7 +117,13 @@ describe('the openai provider against a fake Chat Completions server', () => {
   it('maps usage: prompt tokens include the cached ones, reasoning is part of the output; prices the call', async () => {
     server.enqueue({ text: 'done', usage: { prompt_tokens: 2000, completion_tokens: 500, cached_tokens: 1500, reasoning_tokens: 320 } })
     const reply = await collectReply(provider('gpt-5'), request)
-    expect(reply.usage).toEqual({ input_tokens: 2000, output_tokens: 500, cache_read_tokens: 1500, cache_write_tokens: 0, reasoning_tokens: 320 })
+    expect(reply.usage).toEqual({
+      input_tokens: 2000,
+      output_tokens: 500,
+      cache_read_tokens: 1500,
+      cache_write_tokens: 0,
+      reasoning_tokens: 320,
+    })
     // 500 uncached × $1.25 + 1500 cached × $0.125 + 500 out × $10, per million
     expect(reply.cost_usd).toBeCloseTo((500 * 1.25 + 1500 * 0.125 + 500 * 10) / 1e6, 12)
   })
@@ -141,7 +155,14 @@ describe('the openai provider against a fake Chat Completions server', () => {
       ...request,
       messages: [
         ...request.messages,
-        { role: 'assistant', content: '', tool_calls: [{ id: 'c1', name: 'read_file', arguments: '{"path":"a"}' }, { id: 'c2', name: 'read_file', arguments: '{"path":"b"}' }] },
+        {
+          role: 'assistant',
+          content: '',
+          tool_calls: [
+            { id: 'c1', name: 'read_file', arguments: '{"path":"a"}' },
+            { id: 'c2', name: 'read_file', arguments: '{"path":"b"}' },
+          ],
+        },
         { role: 'tool', tool_call_id: 'c1', content: 'A' },
         { role: 'tool', tool_call_id: 'c2', content: 'B' },
         { role: 'assistant', content: 'Both read.' },
@@ -205,12 +226,15 @@ describe('openai errors and retries', () => {
     server.enqueue(openaiErrors.contextLength(), { text: 'never' })
     const error = await failure(collectReply(provider(), request))
     expect(error.code).toBe('context_length')
-    expect(error.message).toContain("maximum context length is 128000 tokens")
+    expect(error.message).toContain('maximum context length is 128000 tokens')
     expect(server.requests).toHaveLength(1)
   })
 
   it('retries an error event in the stream when nothing was yielded yet', async () => {
-    server.enqueue({ kind: 'stream_error', error: { message: 'The server had an error while processing your request.' } }, { text: 'second try' })
+    server.enqueue(
+      { kind: 'stream_error', error: { message: 'The server had an error while processing your request.' } },
+      { text: 'second try' },
+    )
     expect((await collectReply(provider(), request)).text).toBe('second try')
     expect(server.requests).toHaveLength(2)
   })

@@ -45,12 +45,23 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): Provider {
   }
 }
 
-async function* streamOnce(watchdog: StreamWatchdog, client: OpenAI, options: OpenAIProviderOptions, request: ProviderRequest): AsyncGenerator<ProviderEvent> {
+async function* streamOnce(
+  watchdog: StreamWatchdog,
+  client: OpenAI,
+  options: OpenAIProviderOptions,
+  request: ProviderRequest,
+): AsyncGenerator<ProviderEvent> {
   const tools = request.tools.length > 0 ? { tools: request.tools.map(toOpenAITool), parallel_tool_calls: true } : {}
   const { data: stream, response } = await watchdog.wait(
     client.chat.completions
       .create(
-        { model: options.model, messages: request.messages.map(toOpenAIMessage), ...tools, stream: true, stream_options: { include_usage: true } },
+        {
+          model: options.model,
+          messages: request.messages.map(toOpenAIMessage),
+          ...tools,
+          stream: true,
+          stream_options: { include_usage: true },
+        },
         { signal: watchdog.signal },
       )
       .withResponse(),
@@ -85,7 +96,10 @@ async function* streamOnce(watchdog: StreamWatchdog, client: OpenAI, options: Op
   }
   if (request.signal?.aborted) throw abortedError(request.signal)
   if (finish === null) {
-    throw new ProviderError('network', chunks === 0 ? 'the stream ended without a single chunk' : 'the stream ended before the reply was complete (no finish_reason)')
+    throw new ProviderError(
+      'network',
+      chunks === 0 ? 'the stream ended without a single chunk' : 'the stream ended before the reply was complete (no finish_reason)',
+    )
   }
   const toolCalls = [...calls.entries()].sort(([a], [b]) => a - b).map(([, call]) => call)
   for (const call of toolCalls) yield { type: 'tool_call', call: { ...call, id: call.id || `call_${randomUUID()}` } }
@@ -105,7 +119,10 @@ async function* streamOnce(watchdog: StreamWatchdog, client: OpenAI, options: Op
 function carriesOutput(chunk: ChatCompletionChunk): boolean {
   const choice = chunk.choices?.[0]
   if (!choice) return false
-  return choice.finish_reason != null || Object.entries(choice.delta ?? {}).some(([key, value]) => key !== 'role' && value != null && value !== '')
+  return (
+    choice.finish_reason != null ||
+    Object.entries(choice.delta ?? {}).some(([key, value]) => key !== 'role' && value != null && value !== '')
+  )
 }
 
 /** OpenAI's prompt_tokens already include the cached ones. */
@@ -164,7 +181,8 @@ export function classifyOpenAIError(error: unknown): AttemptFailure {
   const message = typeof body.message === 'string' ? body.message : summarizeBody(error.message.replace(/^\d{3}\s+/, ''))
   const label = [body.code, body.type].find((value): value is string => typeof value === 'string' && value !== '')
   const status = error.status ?? null
-  const contextLength = (status === null || status === 400 || status === 413) && (body.code === 'context_length_exceeded' || contextLengthText.test(message))
+  const contextLength =
+    (status === null || status === 400 || status === 413) && (body.code === 'context_length_exceeded' || contextLengthText.test(message))
   // A 429 for an exhausted quota does not pass with waiting.
   const code: ProviderErrorCode = contextLength
     ? 'context_length'

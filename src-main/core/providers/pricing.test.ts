@@ -6,10 +6,16 @@ const usage = (more: Partial<Usage>): Usage => ({ ...emptyUsage(), ...more })
 
 describe('the price table', () => {
   it('prices a known model: uncached input, cache reads, cache writes and output each at their rate', () => {
-    const cost = costOf('claude-sonnet-4', usage({ input_tokens: 1_000_000, cache_read_tokens: 400_000, cache_write_tokens: 100_000, output_tokens: 200_000 }))
+    const cost = costOf(
+      'claude-sonnet-4',
+      usage({ input_tokens: 1_000_000, cache_read_tokens: 400_000, cache_write_tokens: 100_000, output_tokens: 200_000 }),
+    )
     // 500k uncached × $3 + 400k × $0.30 + 100k × $3.75 + 200k × $15, per million
     expect(cost).toBeCloseTo(1.5 + 0.12 + 0.375 + 3, 10)
-    expect(costOf('gpt-4o-mini', usage({ input_tokens: 2_000_000, cache_read_tokens: 1_000_000, output_tokens: 1_000_000 }))).toBeCloseTo(0.15 + 0.075 + 0.6, 10)
+    expect(costOf('gpt-4o-mini', usage({ input_tokens: 2_000_000, cache_read_tokens: 1_000_000, output_tokens: 1_000_000 }))).toBeCloseTo(
+      0.15 + 0.075 + 0.6,
+      10,
+    )
   })
 
   it('matches dated snapshots and -latest aliases to their model', () => {

@@ -66,7 +66,10 @@ const openaiCases: Array<Case<FakeOpenAIReply>> = [
       usage: { prompt_tokens: 364, completion_tokens: 40 },
     },
     check: (reply) => {
-      expect(calls(reply).map(([, name, args]) => [name, args])).toEqual([['get_country', {}], ['get_product_name', {}]])
+      expect(calls(reply).map(([, name, args]) => [name, args])).toEqual([
+        ['get_country', {}],
+        ['get_product_name', {}],
+      ])
       expect(reply.usage).toEqual({ input_tokens: 364, output_tokens: 40, reasoning_tokens: 0, ...noCache })
     },
   },
@@ -157,15 +160,21 @@ describe('the recorded replies, rebuilt by the fake servers', () => {
 })
 
 describe.skipIf(!present)('the recorded streams, served verbatim (skipped: ../shared/fixtures is not beside this checkout)', () => {
-  for (const { file, model, check } of openaiCases) it(`openai: ${file}`, async () => check(await viaOpenAI({ kind: 'raw', body: read(file) }, model)))
-  for (const { file, model, check } of anthropicCases) it(`anthropic: ${file}`, async () => check(await viaAnthropic({ kind: 'raw', body: read(file) }, model)))
+  for (const { file, model, check } of openaiCases)
+    it(`openai: ${file}`, async () => check(await viaOpenAI({ kind: 'raw', body: read(file) }, model)))
+  for (const { file, model, check } of anthropicCases)
+    it(`anthropic: ${file}`, async () => check(await viaAnthropic({ kind: 'raw', body: read(file) }, model)))
 
   /** Keys and value types, recursively, with keys sorted: what a parser depends on. */
   const skeleton = (value: unknown): unknown =>
     Array.isArray(value)
       ? value.map(skeleton)
       : value !== null && typeof value === 'object'
-        ? Object.fromEntries(Object.keys(value).sort().map((key) => [key, skeleton((value as Record<string, unknown>)[key])]))
+        ? Object.fromEntries(
+            Object.keys(value)
+              .sort()
+              .map((key) => [key, skeleton((value as Record<string, unknown>)[key])]),
+          )
         : value === null
           ? null
           : typeof value
@@ -177,21 +186,35 @@ describe.skipIf(!present)('the recorded streams, served verbatim (skipped: ../sh
       .map((line) => (line.startsWith('event: ') || line === 'data: [DONE]' ? line : skeleton(JSON.parse(line.slice(6)))))
   async function fakeBody(server: FakeServer<unknown>, path: string, response: unknown, body: object): Promise<string> {
     server.enqueue(response)
-    const answer = await fetch(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+    const answer = await fetch(`${server.url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    })
     return answer.text()
   }
 
   it('the fake OpenAI server sends chunks shaped like the recorded ones', async () => {
     // The gpt-5 recording has no `logprobs` keys; the fake follows the gpt-4o recordings, which do.
     for (const { file, fake } of openaiCases.slice(1)) {
-      const body = await fakeBody(openai as FakeServer<unknown>, '/v1/chat/completions', fake, { model: 'gpt-4o', messages: [], stream: true, stream_options: { include_usage: true } })
+      const body = await fakeBody(openai as FakeServer<unknown>, '/v1/chat/completions', fake, {
+        model: 'gpt-4o',
+        messages: [],
+        stream: true,
+        stream_options: { include_usage: true },
+      })
       expect(shapes(body), file).toEqual(shapes(read(file)))
     }
   })
 
   it('the fake Anthropic server sends events shaped like the recorded ones', async () => {
     const [{ file, fake }] = anthropicCases as [Case<FakeAnthropicReply>]
-    const body = await fakeBody(anthropic as FakeServer<unknown>, '/v1/messages', fake, { model: 'claude-sonnet-4-20250514', messages: [], max_tokens: 10, stream: true })
+    const body = await fakeBody(anthropic as FakeServer<unknown>, '/v1/messages', fake, {
+      model: 'claude-sonnet-4-20250514',
+      messages: [],
+      max_tokens: 10,
+      stream: true,
+    })
     expect(shapes(body)).toEqual(shapes(read(file)))
   })
 })

@@ -19,7 +19,9 @@ export function summarizeBody(body: string): string {
   if (text === '') return 'an empty body'
   if (/^<!doctype html|^<html[\s>]|<head[\s>]|<body[\s>]/i.test(text)) {
     const title = /<title[^>]*>([\s\S]*?)<\/title>/i.exec(text)?.[1]
-    const shown = squeeze(title && title.trim() !== '' ? title : text.replace(/<(script|style)[\s\S]*?<\/\1>/gi, ' ').replace(/<[^>]*>/g, ' '))
+    const shown = squeeze(
+      title && title.trim() !== '' ? title : text.replace(/<(script|style)[\s\S]*?<\/\1>/gi, ' ').replace(/<[^>]*>/g, ' '),
+    )
     return `HTML page "${shown}"`
   }
   const message = jsonErrorMessage(text)

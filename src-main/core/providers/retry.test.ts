@@ -26,7 +26,12 @@ describe('retry delays', () => {
 })
 
 describe('withRetries', () => {
-  const classify = (error: unknown): AttemptFailure => ({ code: (error as ProviderError).code, status: 503, detail: 'unavailable', retry_after_ms: null })
+  const classify = (error: unknown): AttemptFailure => ({
+    code: (error as ProviderError).code,
+    status: 503,
+    detail: 'unavailable',
+    retry_after_ms: null,
+  })
 
   it('stops waiting with an aborted error when the signal fires during a backoff', async () => {
     const stop = new AbortController()

@@ -121,13 +121,21 @@ const networkCodes = new Set(['ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'EPIPE'
 
 /** Failures that are not an HTTP status: our own ProviderErrors, a cut stream, an event that is not JSON, anything else. */
 export function transportFailure(error: unknown): AttemptFailure {
-  if (ProviderError.isInstance(error)) return { code: error.code, status: error.status, detail: error.message, retry_after_ms: null, cause: error.cause }
+  if (ProviderError.isInstance(error))
+    return { code: error.code, status: error.status, detail: error.message, retry_after_ms: null, cause: error.cause }
   const message = error instanceof Error ? error.message : String(error)
   // The SDKs JSON.parse each event's data and let the SyntaxError through.
-  if (error instanceof SyntaxError) return { code: 'bad_response', status: null, detail: `an event in the stream is not JSON (${message})`, retry_after_ms: null }
+  if (error instanceof SyntaxError)
+    return { code: 'bad_response', status: null, detail: `an event in the stream is not JSON (${message})`, retry_after_ms: null }
   const cause = error instanceof Error ? (error.cause as { code?: unknown } | undefined) : undefined
   const network =
     (error instanceof TypeError && (message === 'terminated' || message === 'fetch failed')) ||
     (typeof cause?.code === 'string' && (networkCodes.has(cause.code) || cause.code.startsWith('UND_ERR')))
-  return { code: network ? 'network' : 'other', status: null, detail: network ? `network error: ${message}` : message, retry_after_ms: null, cause: error }
+  return {
+    code: network ? 'network' : 'other',
+    status: null,
+    detail: network ? `network error: ${message}` : message,
+    retry_after_ms: null,
+    cause: error,
+  }
 }

@@ -34,7 +34,14 @@ describe('the scripted provider', () => {
       model: 'scripted',
       sleep,
       script: [
-        { delay_ms: 250, text: 'Reading.', tool_calls: [{ name: 'read_file', arguments: { path: 'a' } }, { name: 'list_files', arguments: {} }] },
+        {
+          delay_ms: 250,
+          text: 'Reading.',
+          tool_calls: [
+            { name: 'read_file', arguments: { path: 'a' } },
+            { name: 'list_files', arguments: {} },
+          ],
+        },
         { text: 'Done.' },
       ],
     })
@@ -69,7 +76,10 @@ describe('the scripted provider', () => {
   it('counts the tool calls of earlier assistant messages as input', () => {
     const withCall: ProviderRequest = {
       ...request,
-      messages: [...request.messages, { role: 'assistant', content: '', tool_calls: [{ id: 'c', name: 'read_file', arguments: 'x'.repeat(400) }] }],
+      messages: [
+        ...request.messages,
+        { role: 'assistant', content: '', tool_calls: [{ id: 'c', name: 'read_file', arguments: 'x'.repeat(400) }] },
+      ],
     }
     const requestCharacters = JSON.stringify(request.tools).length + 'You are a test.'.length + 'Go.'.length
     expect(estimateUsage(withCall, '', []).input_tokens).toBe(Math.ceil((requestCharacters + 'read_file'.length + 400) / 4))

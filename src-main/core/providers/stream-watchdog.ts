@@ -66,7 +66,10 @@ export class StreamWatchdog {
       }
       const timer = setTimeout(() => {
         settle()
-        const error = new ProviderError('timeout', this.started ? `the stream stalled: nothing for ${seconds(ms)}` : `no reply within ${seconds(this.timeouts.first_output_ms)}`)
+        const error = new ProviderError(
+          'timeout',
+          this.started ? `the stream stalled: nothing for ${seconds(ms)}` : `no reply within ${seconds(this.timeouts.first_output_ms)}`,
+        )
         this.controller.abort(error)
         reject(error)
       }, ms)

@@ -74,12 +74,19 @@ interface Reply {
 }
 
 /** One HTTP request; `body` as an array is sent chunked (no Content-Length), one write per element. */
-function request(server: RunningServer, method: string, target: string, options: { body?: string | string[]; headers?: Record<string, string> } = {}): Promise<Reply> {
+function request(
+  server: RunningServer,
+  method: string,
+  target: string,
+  options: { body?: string | string[]; headers?: Record<string, string> } = {},
+): Promise<Reply> {
   return new Promise((resolve, reject) => {
     const outgoing = http.request({ host: '127.0.0.1', port: server.port, method, path: target, headers: options.headers }, (response) => {
       const chunks: Buffer[] = []
       response.on('data', (chunk: Buffer) => chunks.push(chunk))
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, text: Buffer.concat(chunks).toString('utf8') }))
+      response.on('end', () =>
+        resolve({ status: response.statusCode ?? 0, headers: response.headers, text: Buffer.concat(chunks).toString('utf8') }),
+      )
       response.on('error', reject)
     })
     outgoing.on('error', reject)
@@ -96,7 +103,15 @@ const upload = (server: RunningServer, body: string | string[], headers: Record<
   request(server, 'POST', `/import?token=${server.token}`, { body, headers: { 'content-type': 'application/x-ndjson', ...headers } })
 
 const treeShape = (agents: AgentNode[]) =>
-  agents.map(({ id, parent_id, depth, label, profile, status, terminal_reason }) => ({ id, parent_id, depth, label, profile, status, terminal_reason }))
+  agents.map(({ id, parent_id, depth, label, profile, status, terminal_reason }) => ({
+    id,
+    parent_id,
+    depth,
+    label,
+    profile,
+    status,
+    terminal_reason,
+  }))
 
 async function jobCount(served: Served): Promise<number> {
   return (await served.engine.handlers.listJobs({})).jobs.length
@@ -199,7 +214,11 @@ describe('GET routes', () => {
 
     const jsonl = await request(served.server, 'GET', `/export/${sourceJob}.jsonl?token=${served.server.token}`)
     expect(jsonl.status).toBe(200)
-    const withoutExportedAt = (text: string) => text.trimEnd().split('\n').map((line) => line.replace(/"exported_at":"[^"]+"/, ''))
+    const withoutExportedAt = (text: string) =>
+      text
+        .trimEnd()
+        .split('\n')
+        .map((line) => line.replace(/"exported_at":"[^"]+"/, ''))
     expect(withoutExportedAt(jsonl.text)).toEqual(withoutExportedAt(trace))
 
     expect((await request(served.server, 'GET', `/export/job_missing.otlp.json?token=${served.server.token}`)).status).toBe(404)

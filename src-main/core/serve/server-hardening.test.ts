@@ -29,7 +29,12 @@ async function serve(options: Partial<ServeOptions> = {}): Promise<Served> {
   mkdirSync(path.join(rendererDir, 'assets'), { recursive: true })
   writeFileSync(path.join(rendererDir, 'index.html'), '<!doctype html><title>Arbor test page</title>\n')
   writeFileSync(path.join(rendererDir, 'assets', 'app.js'), 'console.log("arbor")\n')
-  const engine = createEngine({ dbFile: path.join(dir, 'arbor.db'), processHost: testAgentHost(), keys: new FileKeyStore(path.join(dir, 'keys.json')), env: {} })
+  const engine = createEngine({
+    dbFile: path.join(dir, 'arbor.db'),
+    processHost: testAgentHost(),
+    keys: new FileKeyStore(path.join(dir, 'keys.json')),
+    env: {},
+  })
   cleanups.push(() => engine.close())
   const logs: string[] = []
   const server = await startServer({ engine, rendererDir, log: (line) => logs.push(line), ...options })
@@ -64,7 +69,9 @@ function raw(server: RunningServer, ...writes: Array<string | Buffer | RegExp>):
 }
 
 const get = (server: RunningServer, target: string, headers: Record<string, string> = {}): Promise<string> => {
-  const lines = Object.entries({ Host: `127.0.0.1:${server.port}`, Connection: 'close', ...headers }).map(([name, value]) => `${name}: ${value}\r\n`)
+  const lines = Object.entries({ Host: `127.0.0.1:${server.port}`, Connection: 'close', ...headers }).map(
+    ([name, value]) => `${name}: ${value}\r\n`,
+  )
   return raw(server, `GET ${target} HTTP/1.1\r\n${lines.join('')}\r\n`, /^HTTP\/1\.1 101 [^]*\r\n\r\n/)
 }
 
@@ -90,7 +97,15 @@ const closed = (socket: WebSocket): Promise<number> => new Promise((resolve) => 
 describe('HTTP requests', () => {
   it('answers bad request targets with 400, token or not, and keeps serving', async () => {
     const { server } = await serve()
-    for (const target of ['http://x/', `http://127.0.0.1:${server.port}/?token=${server.token}`, 'http://[/', '*', '/%E0%A4%A', `/%E0%A4%A?token=${server.token}`, '/%']) {
+    for (const target of [
+      'http://x/',
+      `http://127.0.0.1:${server.port}/?token=${server.token}`,
+      'http://[/',
+      '*',
+      '/%E0%A4%A',
+      `/%E0%A4%A?token=${server.token}`,
+      '/%',
+    ]) {
       expect(status(await get(server, target)), target).toBe(400)
     }
     // Origin form even when it looks like an authority: a path, not a host.
@@ -103,7 +118,13 @@ describe('HTTP requests', () => {
   it('answers only to its own names on its own port (DNS rebinding): others get 421', async () => {
     const { server } = await serve()
     const page = `/?token=${server.token}`
-    for (const host of ['evil.example', `evil.example:${server.port}`, `127.0.0.1:${server.port + 1}`, '127.0.0.1', `127.0.0.2:${server.port}`]) {
+    for (const host of [
+      'evil.example',
+      `evil.example:${server.port}`,
+      `127.0.0.1:${server.port + 1}`,
+      '127.0.0.1',
+      `127.0.0.2:${server.port}`,
+    ]) {
       expect(status(await get(server, page, { Host: host })), host).toBe(421)
     }
     expect(status(await raw(server, `GET ${page} HTTP/1.0\r\n\r\n`)), 'no Host').toBe(421)
@@ -158,7 +179,13 @@ describe('HTTP requests', () => {
 
 describe('WebSocket upgrades', () => {
   const upgrade = (server: RunningServer, target: string, headers: Record<string, string> = {}) =>
-    get(server, target, { Upgrade: 'websocket', Connection: 'Upgrade', 'Sec-WebSocket-Version': '13', 'Sec-WebSocket-Key': 'dGhlIHNhbXBsZSBub25jZQ==', ...headers })
+    get(server, target, {
+      Upgrade: 'websocket',
+      Connection: 'Upgrade',
+      'Sec-WebSocket-Version': '13',
+      'Sec-WebSocket-Key': 'dGhlIHNhbXBsZSBub25jZQ==',
+      ...headers,
+    })
 
   it('refuses a bad target (400), a foreign Host (421), a foreign Origin (403) and a missing token (401)', async () => {
     const { server } = await serve()
@@ -197,7 +224,11 @@ describe('WebSocket clients', () => {
     const replies: unknown[] = []
     socket.on('message', (data) => replies.push(JSON.parse(String(data))))
     const frames = ['not json', '', '[]', 'null', '{"id":1}', '{"id":"1","method":"listJobs"}', '{"id":2,"method":"__proto__","input":{}}']
-    frames.push('{"id":3,"method":"constructor","input":{}}', '{"id":4,"method":"toString","input":{}}', '{"id":5,"method":"listJobs","input":{},"extra":1}')
+    frames.push(
+      '{"id":3,"method":"constructor","input":{}}',
+      '{"id":4,"method":"toString","input":{}}',
+      '{"id":5,"method":"listJobs","input":{},"extra":1}',
+    )
     for (const frame of frames) socket.send(frame)
     socket.send(Buffer.from('{"id":6,"method":"listJobs","input":{}}'), { binary: true })
     await expect.poll(() => replies.length).toBe(frames.length + 1)

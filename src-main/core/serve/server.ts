@@ -57,7 +57,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     setCommonHeaders(response)
     const url = parseTarget(request.url)
     if (!url) return refuse(response, 400, 'bad request target')
-    if (!allowedHost(request.headers.host, port)) return refuse(response, 421, 'this server answers to 127.0.0.1, localhost and [::1] on its own port only')
+    if (!allowedHost(request.headers.host, port))
+      return refuse(response, 421, 'this server answers to 127.0.0.1, localhost and [::1] on its own port only')
     const authorized = tokenMatches(tokenFromUrl(url), token)
     if (request.method === 'POST' && url.pathname === '/import') {
       if (!authorized) return refuse(response, 401, 'missing or wrong access token')

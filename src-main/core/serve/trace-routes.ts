@@ -28,7 +28,12 @@ export async function serveExport(engine: Engine, jobId: string, format: 'jsonl'
  * file arrives, so a 2.x session's subagent files cannot come with it: its subagents are shown
  * from the parent's results, without their own transcripts (`arbor open` reads them in place).
  */
-export async function serveImport(engine: Engine, maxBytes: number, request: http.IncomingMessage, response: http.ServerResponse): Promise<void> {
+export async function serveImport(
+  engine: Engine,
+  maxBytes: number,
+  request: http.IncomingMessage,
+  response: http.ServerResponse,
+): Promise<void> {
   const tooLarge = { error: { code: 'invalid_request', message: `the file is larger than ${maxBytes} bytes` } }
   if (Number(request.headers['content-length'] ?? 0) > maxBytes) {
     response.setHeader('Connection', 'close')
@@ -48,7 +53,8 @@ export async function serveImport(engine: Engine, maxBytes: number, request: htt
     sendJson(response, 200, engine.importTrace(file))
   } catch (error) {
     if (response.headersSent || response.destroyed) return
-    if (!(error instanceof UploadTooLarge)) return sendJson(response, 400, { error: { code: 'invalid_request', message: describeError(error) } })
+    if (!(error instanceof UploadTooLarge))
+      return sendJson(response, 400, { error: { code: 'invalid_request', message: describeError(error) } })
     // Answer first, then close: the rest of an oversized body is not read.
     response.setHeader('Connection', 'close')
     sendJson(response, 413, tooLarge)

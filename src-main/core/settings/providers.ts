@@ -46,12 +46,11 @@ export function providerInfo(provider: KeyedProviderId, sources: ProviderSources
   const saved = sources.settings.providerSettings(provider)
   const variable = providerEnvironment[provider].base_url
   const fromEnvironment = variable ? sources.env[variable]?.trim() : undefined
-  const base =
-    saved?.base_url
-      ? { base_url: saved.base_url, base_url_source: 'settings' as const }
-      : fromEnvironment
-        ? { base_url: fromEnvironment, base_url_source: 'environment' as const }
-        : { base_url: provider === 'openai_compatible' ? null : defaultBaseUrls[provider], base_url_source: 'default' as const }
+  const base = saved?.base_url
+    ? { base_url: saved.base_url, base_url_source: 'settings' as const }
+    : fromEnvironment
+      ? { base_url: fromEnvironment, base_url_source: 'environment' as const }
+      : { base_url: provider === 'openai_compatible' ? null : defaultBaseUrls[provider], base_url_source: 'default' as const }
   return {
     id: provider,
     label: providerLabels[provider],
@@ -104,7 +103,11 @@ const sameUrl = (a: string, b: string): boolean => a.trim().replace(/\/+$/, '') 
  * a key there is nothing to leak, so any URL is fine. The CLI's `--base-url` is the user's own
  * command line and is not checked.
  */
-export function keyDestinationError(provider: KeyedProviderId, baseUrl: string | null | undefined, sources: ProviderSources): string | null {
+export function keyDestinationError(
+  provider: KeyedProviderId,
+  baseUrl: string | null | undefined,
+  sources: ProviderSources,
+): string | null {
   if (!baseUrl?.trim()) return null
   const info = providerInfo(provider, sources)
   if (info.base_url && sameUrl(baseUrl, info.base_url)) return null

@@ -139,11 +139,20 @@ export class AppSettings {
     const row = this.statements.traceExport.get()
     if (!row) return null
     const names = JSON.parse(row.header_names) as unknown
-    return { endpoint: row.endpoint, enabled: row.enabled === 1, header_names: Array.isArray(names) ? names.filter((name) => typeof name === 'string') : [] }
+    return {
+      endpoint: row.endpoint,
+      enabled: row.enabled === 1,
+      header_names: Array.isArray(names) ? names.filter((name) => typeof name === 'string') : [],
+    }
   }
 
   saveTraceExport(record: TraceExportRecord): void {
-    this.statements.saveTraceExport.run(record.endpoint, record.enabled ? 1 : 0, JSON.stringify(record.header_names), this.now().toISOString())
+    this.statements.saveTraceExport.run(
+      record.endpoint,
+      record.enabled ? 1 : 0,
+      JSON.stringify(record.header_names),
+      this.now().toISOString(),
+    )
   }
 
   clearTraceExport(): void {

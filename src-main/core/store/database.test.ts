@@ -25,9 +25,7 @@ describe('openDatabase', () => {
     const db = openDatabase(join(tempDir(), 'nested', 'arbor.db'))
     expect(schemaVersion(db)).toBe(latestSchemaVersion)
     expect(tableNames(db)).toEqual(['agents', 'events', 'jobs', 'prices', 'projects', 'provider_settings', 'trace_export'])
-    expect(indexNames(db)).toEqual(
-      expect.arrayContaining(['events_by_job', 'events_by_agent', 'agents_by_job', 'jobs_by_project']),
-    )
+    expect(indexNames(db)).toEqual(expect.arrayContaining(['events_by_job', 'events_by_agent', 'agents_by_job', 'jobs_by_project']))
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal')
     expect(db.pragma('foreign_keys', { simple: true })).toBe(1)
     expect(db.pragma('busy_timeout', { simple: true })).toBe(5000)
@@ -38,9 +36,9 @@ describe('openDatabase', () => {
     const file = join(tempDir(), 'arbor.db')
     openDatabase(file).close()
     const db = openDatabase(file)
-    const before = db.prepare("SELECT sql FROM sqlite_master ORDER BY name").all()
+    const before = db.prepare('SELECT sql FROM sqlite_master ORDER BY name').all()
     expect(migrateDatabase(db)).toBe(latestSchemaVersion)
-    expect(db.prepare("SELECT sql FROM sqlite_master ORDER BY name").all()).toEqual(before)
+    expect(db.prepare('SELECT sql FROM sqlite_master ORDER BY name').all()).toEqual(before)
     db.close()
   })
 

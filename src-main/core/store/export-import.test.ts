@@ -114,7 +114,9 @@ describe('export and import', () => {
     const { db, writer } = storedJob()
     writer.createJob({ ...sampleJob(), id: 'job-other' })
     const template = sampleJobEvents()[2]!
-    const otherEvent = db.prepare("INSERT INTO events (job_id, agent_id, parent_id, depth, type, ts, data) VALUES ('job-other', NULL, NULL, NULL, 'message', ?, ?)")
+    const otherEvent = db.prepare(
+      "INSERT INTO events (job_id, agent_id, parent_id, depth, type, ts, data) VALUES ('job-other', NULL, NULL, NULL, 'message', ?, ?)",
+    )
     // Short and long events of two jobs interleaved, so chunks grow, shrink and skip the other job's rows.
     for (let index = 0; index < 1500; index++) {
       const content = index % 300 < 150 ? `short ${index}` : `long ${index} ${'x'.repeat(20_000)}`
@@ -125,7 +127,9 @@ describe('export and import', () => {
     const file = join(tempDir(), 'interleaved.jsonl')
     const lines = await exportJobJsonl(db, jobId, file, { now: exportedAt })
     const rows = db
-      .prepare<[string], EventRow>('SELECT seq, job_id, agent_id, parent_id, depth, type, ts, data FROM events WHERE job_id = ? ORDER BY seq')
+      .prepare<[string], EventRow>(
+        'SELECT seq, job_id, agent_id, parent_id, depth, type, ts, data FROM events WHERE job_id = ? ORDER BY seq',
+      )
       .all(jobId)
     expect(lines).toBe(1 + 18 + 1500)
     expect(readFileSync(file, 'utf8').split('\n').slice(1).join('\n')).toBe(rows.map(traceEventLine).join(''))
@@ -135,7 +139,8 @@ describe('export and import', () => {
   it('hands a stream chunks near 512 KiB however long the events are', async () => {
     const { db, writer } = storedJob()
     const template = sampleJobEvents()[2]!
-    for (let index = 0; index < 400; index++) writer.append(newEvent('message', template, { role: 'user', content: `${index} ${'y'.repeat(50_000)}` }))
+    for (let index = 0; index < 400; index++)
+      writer.append(newEvent('message', template, { role: 'user', content: `${index} ${'y'.repeat(50_000)}` }))
     writer.flush()
     const sizes: number[] = []
     const sink = new Writable({
@@ -155,14 +160,39 @@ describe('export and import', () => {
 
   it('builds in SQLite exactly the line traceEventLine builds, whatever the strings hold', () => {
     const { db } = storedJob()
-    const awkward = ['quote " and backslash \\', 'controls \u0000\u0001\b\f\n\r\t\u001f\u007f', 'line sep \u2028\u2029', 'é 中文 😀', 'lone \ud800 surrogate', '']
-    const insert = db.prepare('INSERT INTO events (job_id, agent_id, parent_id, depth, type, ts, data, source_seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
+    const awkward = [
+      'quote " and backslash \\',
+      'controls \u0000\u0001\b\f\n\r\t\u001f\u007f',
+      'line sep \u2028\u2029',
+      'é 中文 😀',
+      'lone \ud800 surrogate',
+      '',
+    ]
+    const insert = db.prepare(
+      'INSERT INTO events (job_id, agent_id, parent_id, depth, type, ts, data, source_seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+    )
     for (const [index, text] of awkward.entries()) {
-      insert.run(jobId, text, index % 2 ? null : text, index % 2 ? null : index, 'message', text, JSON.stringify({ content: text }), index % 3 ? null : 1000 + index)
+      insert.run(
+        jobId,
+        text,
+        index % 2 ? null : text,
+        index % 2 ? null : index,
+        'message',
+        text,
+        JSON.stringify({ content: text }),
+        index % 3 ? null : 1000 + index,
+      )
     }
     const exportedSeq = 'COALESCE(source_seq, seq)'
-    const rows = db.prepare<[string], EventRow>(`SELECT ${exportedSeq} AS seq, job_id, agent_id, parent_id, depth, type, ts, data FROM events WHERE job_id = ? ORDER BY events.seq`).all(jobId)
-    const lines = db.prepare<[string], string>(`SELECT ${traceEventLineSql(exportedSeq)} FROM events WHERE job_id = ? ORDER BY events.seq`).pluck().all(jobId)
+    const rows = db
+      .prepare<[string], EventRow>(
+        `SELECT ${exportedSeq} AS seq, job_id, agent_id, parent_id, depth, type, ts, data FROM events WHERE job_id = ? ORDER BY events.seq`,
+      )
+      .all(jobId)
+    const lines = db
+      .prepare<[string], string>(`SELECT ${traceEventLineSql(exportedSeq)} FROM events WHERE job_id = ? ORDER BY events.seq`)
+      .pluck()
+      .all(jobId)
     expect(rows).toHaveLength(sampleJobEvents().length + awkward.length)
     expect(lines).toEqual(rows.map(traceEventLine))
     db.close()
@@ -229,9 +259,7 @@ describe('parseTrace errors name the line', () => {
     expect(errorOf([lines[0]!, lines[1]!.replace('"job_id":"job-1"', '"job_id":"job-2"')].join('\n')).message).toBe(
       "Trace line 2: job_id job-2 does not match the header's job job-1",
     )
-    expect(errorOf(lines.slice(1).join('\n')).message).toBe(
-      'Trace line 1: expected the trace.header line first, found type "job.start"',
-    )
+    expect(errorOf(lines.slice(1).join('\n')).message).toBe('Trace line 1: expected the trace.header line first, found type "job.start"')
     expect(errorOf('\n\n').line).toBe(3)
     expect(errorOf(lines[0]!.replace('"version":1', '"version":2')).message).toMatch(/version 2 is newer/)
   })

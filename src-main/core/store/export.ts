@@ -143,7 +143,13 @@ interface TraceSink {
 /** What a chunk of events whose text SQLite builds aims at; see writeJoined. */
 const chunkBytes = 512 * 1024
 
-async function writeTrace(db: SqliteDatabase, jobId: string, sink: TraceSink, format: ExportFormat, options: ExportOptions): Promise<number> {
+async function writeTrace(
+  db: SqliteDatabase,
+  jobId: string,
+  sink: TraceSink,
+  format: ExportFormat,
+  options: ExportOptions,
+): Promise<number> {
   const jobRow = db.prepare<[string], JobRow>(`SELECT ${jobColumns} FROM jobs WHERE id = ?`).get(jobId)
   if (!jobRow) throw new StoreError(`Job ${jobId} not found`)
   const lastSeq = db.prepare<[string], { seq: number | null }>('SELECT max(seq) AS seq FROM events WHERE job_id = ?').get(jobId)
@@ -153,7 +159,9 @@ async function writeTrace(db: SqliteDatabase, jobId: string, sink: TraceSink, fo
   }
   try {
     await write(format.begin(jobFromRow(jobRow), (options.now ?? (() => new Date()))()))
-    const events = format.eventSql ? await writeJoined(db, range, format.eventSql(exportedSeq), write) : await writeRows(db, range, format, sink)
+    const events = format.eventSql
+      ? await writeJoined(db, range, format.eventSql(exportedSeq), write)
+      : await writeRows(db, range, format, sink)
     await write(format.end(events))
     return format.count
   } finally {
@@ -182,7 +190,12 @@ const exportedSeq = 'COALESCE(source_seq, seq)'
  * from 64 rows up to `chunkRows`, so a job of long events reads fewer at a time. Returns the
  * number of events written.
  */
-async function writeJoined(db: SqliteDatabase, range: EventRange, textSql: string, write: (bytes: Uint8Array) => Promise<void>): Promise<number> {
+async function writeJoined(
+  db: SqliteDatabase,
+  range: EventRange,
+  textSql: string,
+  write: (bytes: Uint8Array) => Promise<void>,
+): Promise<number> {
   const chunk = db
     .prepare<[string, number, number, number], [number | null, number, Buffer | null]>(
       `SELECT max(seq), count(*), CAST(group_concat(text, '') AS BLOB) FROM ` +
@@ -259,7 +272,7 @@ class FileSink implements TraceSink {
     // A string is encoded once here: writeSync would encode it itself, and a short write (a full
     // disk, say) needs the byte length, which would be a second pass over the text.
     const bytes = typeof text === 'string' ? Buffer.from(text) : text
-    for (let offset = 0; offset < bytes.length; ) offset += writeSync(this.fd, bytes, offset)
+    for (let offset = 0; offset < bytes.length;) offset += writeSync(this.fd, bytes, offset)
     return true
   }
 

@@ -109,10 +109,14 @@ describe('importTraceFile', () => {
     const file = join(tempDir(), 'damaged.jsonl')
     writeFileSync(file, damaged.join('\n') + '\n')
     const db = openDatabase(join(tempDir(), 'target.db'))
-    expect(() => importTraceFile(db, file)).toThrow(`line ${at + 1}: invalid event (type "llm.call"): data.cost_usd: Invalid input: expected number, received array`)
+    expect(() => importTraceFile(db, file)).toThrow(
+      `line ${at + 1}: invalid event (type "llm.call"): data.cost_usd: Invalid input: expected number, received array`,
+    )
     const usage = lines.map((line, index) => (index === at ? line.replace(/"usage":\{[^}]*\}/, '"usage":"lots"') : line))
     writeFileSync(file, usage.join('\n') + '\n')
-    expect(() => importTraceFile(db, file)).toThrow(/invalid event \(type "llm.call"\): data.usage: Invalid input: expected object, received string/)
+    expect(() => importTraceFile(db, file)).toThrow(
+      /invalid event \(type "llm.call"\): data.usage: Invalid input: expected object, received string/,
+    )
     expectNothingImported(db)
     db.close()
   })

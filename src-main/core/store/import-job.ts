@@ -54,7 +54,9 @@ export function importTraceFile(db: SqliteDatabase, file: string, options: Impor
       session = readClaudeSession(file, options)
     } catch (error) {
       if (error instanceof StoreError) throw error
-      throw new StoreError(`Cannot import the Claude Code session ${file}: ${error instanceof Error ? error.message : String(error)}`, { cause: error })
+      throw new StoreError(`Cannot import the Claude Code session ${file}: ${error instanceof Error ? error.message : String(error)}`, {
+        cause: error,
+      })
     }
     const stored = storeTrace(db, file, (onHeader, onEvent) => {
       onHeader(session.header)
@@ -87,7 +89,14 @@ function storeTrace(db: SqliteDatabase, file: string, source: TraceSource): Impo
         if (existing) return
         claimAgents(statements, event, jobId, line)
         const info = statements.insertEvent.run(
-          event.job_id, event.agent_id, event.parent_id, event.depth, event.type, event.ts, JSON.stringify(event.data), event.seq,
+          event.job_id,
+          event.agent_id,
+          event.parent_id,
+          event.depth,
+          event.type,
+          event.ts,
+          JSON.stringify(event.data),
+          event.seq,
         )
         projector.apply({ ...event, seq: Number(info.lastInsertRowid) })
         if (++stored % projectEvery === 0) flushProjection(projector)
@@ -134,7 +143,12 @@ interface ImportStatements {
 function prepare(db: SqliteDatabase): ImportStatements {
   return {
     selectJob: db.prepare('SELECT id FROM jobs WHERE id = ?'),
-    insertJob: db.prepare(`INSERT INTO jobs (${jobColumns}) VALUES (${jobColumns.split(', ').map((name) => '@' + name).join(', ')})`),
+    insertJob: db.prepare(
+      `INSERT INTO jobs (${jobColumns}) VALUES (${jobColumns
+        .split(', ')
+        .map((name) => '@' + name)
+        .join(', ')})`,
+    ),
     selectAgentJob: db.prepare('SELECT job_id FROM agents WHERE id = ?'),
     insertEvent: db.prepare(
       'INSERT INTO events (job_id, agent_id, parent_id, depth, type, ts, data, source_seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
@@ -147,7 +161,8 @@ function claimAgents(statements: ImportStatements, event: TraceEvent, jobId: str
   for (const agentId of [event.agent_id, typeof event.data.child_agent_id === 'string' ? event.data.child_agent_id : null]) {
     if (agentId === null) continue
     const owner = statements.selectAgentJob.get(agentId)?.job_id
-    if (owner !== undefined && owner !== jobId) throw new TraceParseError(line, `agent ${agentId} already belongs to job ${owner} in this database`)
+    if (owner !== undefined && owner !== jobId)
+      throw new TraceParseError(line, `agent ${agentId} already belongs to job ${owner} in this database`)
   }
 }
 

@@ -75,7 +75,10 @@ function checkImport(content: Buffer | string): void {
       expect((error as Error).message).toMatch(/^(Trace line \d+: |Cannot import )\S/)
       // The importer's catch-all may wrap a limit hit (a value nested past the stack), never a bug.
       const cause = (error as Error).cause
-      expect(cause instanceof TypeError || cause instanceof ReferenceError || cause instanceof SyntaxError, `a bug behind ${(error as Error).message}`).toBe(false)
+      expect(
+        cause instanceof TypeError || cause instanceof ReferenceError || cause instanceof SyntaxError,
+        `a bug behind ${(error as Error).message}`,
+      ).toBe(false)
       expect(readTables(db), `refused (${(error as Error).message}) but changed the store`).toEqual(before)
       return
     }
@@ -124,15 +127,30 @@ const damage: fc.Arbitrary<(text: string) => Buffer | string> = fc.oneof(
     all.splice(pick(all, at), 1)
     return all.join('\n') + '\n'
   }),
-  fc.tuple(fc.nat(), fc.constantFrom('1e999', '-1', '0', '1e308', '99999999999999999999999', '0.5', '-0', '1e-400', '9007199254740993', '"7"', 'null', '[]')).map(
-    ([at, number]) =>
-      (text: string) => {
-        const numbers = [...text.matchAll(/-?\d+(\.\d+)?/g)]
-        const match = numbers[at % Math.max(1, numbers.length)]
-        if (!match) return text
-        return text.slice(0, match.index) + number + text.slice(match.index + match[0].length)
-      },
-  ),
+  fc
+    .tuple(
+      fc.nat(),
+      fc.constantFrom(
+        '1e999',
+        '-1',
+        '0',
+        '1e308',
+        '99999999999999999999999',
+        '0.5',
+        '-0',
+        '1e-400',
+        '9007199254740993',
+        '"7"',
+        'null',
+        '[]',
+      ),
+    )
+    .map(([at, number]) => (text: string) => {
+      const numbers = [...text.matchAll(/-?\d+(\.\d+)?/g)]
+      const match = numbers[at % Math.max(1, numbers.length)]
+      if (!match) return text
+      return text.slice(0, match.index) + number + text.slice(match.index + match[0].length)
+    }),
   fc.tuple(fc.nat(), fc.array(mutation, { minLength: 1, maxLength: 3 })).map(([at, mutations]) => (text: string) => {
     const all = text.trimEnd().split('\n')
     const index = pick(all, at)
@@ -171,7 +189,11 @@ describe('importTraceFile', () => {
   })
 
   it('refuses random bytes with a clear error and changes nothing', () => {
-    const bytes = fc.oneof(fc.uint8Array({ maxLength: 2000 }).map((array) => Buffer.from(array)), fc.string({ unit: 'binary', maxLength: 500 }), fc.jsonValue().map((value) => `${JSON.stringify(value)}\n`))
+    const bytes = fc.oneof(
+      fc.uint8Array({ maxLength: 2000 }).map((array) => Buffer.from(array)),
+      fc.string({ unit: 'binary', maxLength: 500 }),
+      fc.jsonValue().map((value) => `${JSON.stringify(value)}\n`),
+    )
     fc.assert(fc.property(bytes, checkImport), { numRuns: 250 })
   })
 

@@ -46,7 +46,8 @@ describe('endInterruptedJobs', () => {
     const file = join(tempDir(), 'arbor.db')
     const { db, writer } = openAs(file)
     writer.createJob(sampleJob({ id: 'job-done', created_at: '2025-01-01T00:00:00.000Z' }))
-    for (const event of sampleJobEvents(sampleJob({ id: 'job-done' }), undefined, { root: 'done-root', child: 'done-child' })) writer.append(event)
+    for (const event of sampleJobEvents(sampleJob({ id: 'job-done' }), undefined, { root: 'done-root', child: 'done-child' }))
+      writer.append(event)
     startUnfinishedJob(writer)
     writer.close()
     db.close()
@@ -67,7 +68,9 @@ describe('endInterruptedJobs', () => {
     expect((jobEnd.data.usage as { input_tokens: number }).input_tokens).toBe(childUsage.input_tokens + rootUsage.input_tokens)
     expect(getEvents(reopened, childId).at(-1)?.type).toBe('agent.end')
     // A child ends before its parent, as in a clean end.
-    const ends = getJobEvents(reopened, jobId).filter((event) => event.type === 'agent.end').map((event) => event.agent_id)
+    const ends = getJobEvents(reopened, jobId)
+      .filter((event) => event.type === 'agent.end')
+      .map((event) => event.agent_id)
     expect(ends).toEqual([childId, rootId])
     expect(endInterruptedJobs(reopened, restarted, { now })).toEqual([])
     restarted.close()
@@ -139,7 +142,12 @@ describe('endInterruptedJobs', () => {
 
 /** A running job's rows as Arbor with schema 2 stored them: the job row, then its events projected. */
 function writeAsVersion2(db: SqliteDatabase): void {
-  db.prepare(`INSERT INTO jobs (${jobColumns}) VALUES (${jobColumns.split(', ').map((name) => '@' + name).join(', ')})`).run(jobToRow(sampleJob()))
+  db.prepare(
+    `INSERT INTO jobs (${jobColumns}) VALUES (${jobColumns
+      .split(', ')
+      .map((name) => '@' + name)
+      .join(', ')})`,
+  ).run(jobToRow(sampleJob()))
   const insert = db.prepare('INSERT INTO events (job_id, agent_id, parent_id, depth, type, ts, data) VALUES (?, ?, ?, ?, ?, ?, ?)')
   const projector = new BatchProjector(db)
   db.transaction(() => {

@@ -62,6 +62,14 @@ function endJob(db: SqliteDatabase, writer: TraceWriter, jobId: string, ts: stri
       },
     })
   }
-  writer.append({ type: 'job.end', ts, job_id: jobId, agent_id: null, parent_id: null, depth: null, data: { status: 'interrupted', usage, cost_usd } })
+  writer.append({
+    type: 'job.end',
+    ts,
+    job_id: jobId,
+    agent_id: null,
+    parent_id: null,
+    depth: null,
+    data: { status: 'interrupted', usage, cost_usd },
+  })
   writer.flush()
 }

@@ -33,7 +33,9 @@ export class JobOwners {
 
   constructor(db: SqliteDatabase) {
     this.oneOwner = db.prepare(`SELECT ${jobOwnerColumns} FROM jobs WHERE id = ?`)
-    this.runningOwners = db.prepare(`SELECT id, ${jobOwnerColumns} FROM jobs WHERE status = 'running' AND imported = 0 ORDER BY created_at, rowid`)
+    this.runningOwners = db.prepare(
+      `SELECT id, ${jobOwnerColumns} FROM jobs WHERE status = 'running' AND imported = 0 ORDER BY created_at, rowid`,
+    )
     this.beat = db.prepare("UPDATE jobs SET heartbeat_at = ? WHERE owner_token = ? AND status = 'running'")
     this.takeOverJob = db.prepare(
       `UPDATE jobs SET owner_token = @owner_token, owner_pid = @owner_pid, owner_host = @owner_host, heartbeat_at = @heartbeat_at

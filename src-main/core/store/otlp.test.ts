@@ -110,8 +110,10 @@ describe('OTLP export', () => {
 
   it('marks every span that ended in error with error.type and a status message', async () => {
     const events = spawnJobEvents().map((event): NewTraceEvent => {
-      if (event.type === 'tool.result' && event.data.name === 'list_files') return { ...event, data: { ...event.data, ok: false, output: 'Error: list_files failed: no such folder\nmore' } }
-      if (event.type === 'agent.end' && event.agent_id === childId) return { ...event, data: { ...event.data, status: 'failed', terminal_reason: 'provider_error' } }
+      if (event.type === 'tool.result' && event.data.name === 'list_files')
+        return { ...event, data: { ...event.data, ok: false, output: 'Error: list_files failed: no such folder\nmore' } }
+      if (event.type === 'agent.end' && event.agent_id === childId)
+        return { ...event, data: { ...event.data, status: 'failed', terminal_reason: 'provider_error' } }
       if (event.type === 'job.end') return { ...event, data: { ...event.data, status: 'failed' } }
       return event
     })
@@ -163,9 +165,14 @@ describe('OTLP export', () => {
 
   it('names the public API as the server when the job has no base URL', async () => {
     const job = sampleJob({ settings: { ...sampleJob().settings, provider: 'anthropic' } })
-    const events = spawnJobEvents(job).map((event): NewTraceEvent => (event.type === 'llm.call' ? { ...event, data: { ...event.data, provider: 'anthropic' } } : event))
+    const events = spawnJobEvents(job).map((event): NewTraceEvent =>
+      event.type === 'llm.call' ? { ...event, data: { ...event.data, provider: 'anthropic' } } : event,
+    )
     const [chat] = (await exportSpans(events, job)).byOperation('chat')
-    expect([value(chat!, 'server.address'), value(chat!, 'server.port')]).toEqual([{ stringValue: 'api.anthropic.com' }, { intValue: '443' }])
+    expect([value(chat!, 'server.address'), value(chat!, 'server.port')]).toEqual([
+      { stringValue: 'api.anthropic.com' },
+      { intValue: '443' },
+    ])
   })
 })
 
@@ -197,12 +204,16 @@ describe('OTLP export against the official protobuf definitions', () => {
       change(copy)
       return checkOtlpJson(copy).errors
     }
-    expect(broken((doc) => (spans(doc)[0].colour = 'red'))).toEqual(['resourceSpans[0].scopeSpans[0].spans[0].colour: not a field of the OTLP protos (lost in the round trip)'])
+    expect(broken((doc) => (spans(doc)[0].colour = 'red'))).toEqual([
+      'resourceSpans[0].scopeSpans[0].spans[0].colour: not a field of the OTLP protos (lost in the round trip)',
+    ])
     expect(broken((doc) => (spans(doc)[1].attributes[0].value = { stringValue: 42 }))[0]).toMatch(/stringValue: string expected/)
     expect(broken((doc) => (spans(doc)[1].attributes[0].value = { intValue: 'forty' }))[0]).toMatch(/intValue: integer\|Long expected/)
     expect(broken((doc) => (spans(doc)[0].kind = 'SPAN_KIND_INTERNAL'))[0]).toMatch(/kind: enum value expected/)
     expect(broken((doc) => (spans(doc)[0].status.code = 7))[0]).toMatch(/code: enum value expected/)
-    expect(broken((doc) => (spans(doc)[0].spanId = 'abcd'))).toEqual(['resourceSpans[0].scopeSpans[0].spans[0].spanId: 2 bytes, expected 8'])
+    expect(broken((doc) => (spans(doc)[0].spanId = 'abcd'))).toEqual([
+      'resourceSpans[0].scopeSpans[0].spans[0].spanId: 2 bytes, expected 8',
+    ])
     expect(broken((doc) => (spans(doc)[0].traceId = 'not hex at all, no'))[0]).toMatch(/traceId: an id must be a hex string/)
     expect(broken((doc) => (spans(doc)[0].startTimeUnixNano = 1.5))[0]).toMatch(/startTimeUnixNano: integer\|Long expected/)
     expect(broken((doc) => (doc.resourceSpans[0].resource.attributes[0].value = { stringValue: 'arbor', note: 'x' }))).toEqual([

@@ -43,7 +43,12 @@ export function otlpJsonSpan(span: SpanRecord): Record<string, unknown> {
   }
 }
 
-type JsonAnyValue = { stringValue: string } | { boolValue: boolean } | { intValue: string } | { doubleValue: number } | { arrayValue: { values: JsonAnyValue[] } }
+type JsonAnyValue =
+  | { stringValue: string }
+  | { boolValue: boolean }
+  | { intValue: string }
+  | { doubleValue: number }
+  | { arrayValue: { values: JsonAnyValue[] } }
 
 /** Attributes as OTLP JSON key-values: integers as int64 strings, doubles as numbers even when integral. */
 export function otlpJsonAttributes(values: Attributes): { key: string; value: JsonAnyValue }[] {

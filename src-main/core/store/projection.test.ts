@@ -3,17 +3,7 @@ import { describe, expect, it } from 'vitest'
 import type { AgentNode } from '../trace/model'
 import { openDatabase } from './database'
 import { getAgent, getAgents, getJob, getJobUsage } from './queries'
-import {
-  childId,
-  childUsage,
-  fixedClock,
-  jobId,
-  jobUsage,
-  rootId,
-  rootUsage,
-  sampleJob,
-  sampleJobEvents,
-} from './testing/job-fixture'
+import { childId, childUsage, fixedClock, jobId, jobUsage, rootId, rootUsage, sampleJob, sampleJobEvents } from './testing/job-fixture'
 import { useTempDir } from './testing/temp-dir'
 import { TraceWriter } from './trace-writer'
 
@@ -98,7 +88,10 @@ describe('projections applied by the writer', () => {
     // counted twice), committed in two batches: every agent started in the first, the second
     // holds a model call of a committed agent.
     const events = sampleJobEvents()
-    const live = events.slice(0, events.findIndex((event) => event.type === 'agent.end'))
+    const live = events.slice(
+      0,
+      events.findIndex((event) => event.type === 'agent.end'),
+    )
     const half = live.findLastIndex((event) => event.type === 'agent.start') + 1
     expect(live.slice(half).some((event) => event.type === 'llm.call')).toBe(true)
     const project = (file: string, failSecondCommit: boolean) => {
@@ -138,9 +131,30 @@ describe('projections applied by the writer', () => {
 
     const now = fixedClock('2025-03-01T11:00:00.000Z')
     const child = { job_id: jobId, agent_id: childId, parent_id: rootId, depth: 1 }
-    writer.append({ ...child, type: 'approval.request', ts: now(), data: { approval_id: 'ap-1', tool: 'shell', command: 'ls', reason: 'runs a command' } })
-    writer.append({ type: 'control', ts: now(), job_id: jobId, agent_id: null, parent_id: null, depth: null, data: { action: 'auto_approve', target: jobId, value: true, by: 'user' } })
-    writer.append({ type: 'control', ts: now(), job_id: jobId, agent_id: null, parent_id: null, depth: null, data: { action: 'pause', target: jobId, value: null, by: 'user' } })
+    writer.append({
+      ...child,
+      type: 'approval.request',
+      ts: now(),
+      data: { approval_id: 'ap-1', tool: 'shell', command: 'ls', reason: 'runs a command' },
+    })
+    writer.append({
+      type: 'control',
+      ts: now(),
+      job_id: jobId,
+      agent_id: null,
+      parent_id: null,
+      depth: null,
+      data: { action: 'auto_approve', target: jobId, value: true, by: 'user' },
+    })
+    writer.append({
+      type: 'control',
+      ts: now(),
+      job_id: jobId,
+      agent_id: null,
+      parent_id: null,
+      depth: null,
+      data: { action: 'pause', target: jobId, value: null, by: 'user' },
+    })
     writer.flush()
     expect(getAgent(db, childId)?.status).toBe('waiting_approval')
     expect(getJob(db, jobId)).toMatchObject({ auto_approve: true, spawn_paused: true, status: 'running' })

@@ -64,9 +64,7 @@ export class BatchProjector {
     )
     this.updateAgentProgress = db.prepare(`UPDATE agents SET ${agentProgressKeys.map((name) => `${name} = ?`).join(', ')} WHERE id = ?`)
     this.selectJob = db.prepare(`SELECT ${jobProgressColumns} FROM jobs WHERE id = ?`)
-    this.updateJob = db.prepare(
-      `UPDATE jobs SET ${mutableJobColumns.map((name) => `${name} = @${name}`).join(', ')} WHERE id = @id`,
-    )
+    this.updateJob = db.prepare(`UPDATE jobs SET ${mutableJobColumns.map((name) => `${name} = @${name}`).join(', ')} WHERE id = @id`)
   }
 
   apply(event: TraceEvent): void {

@@ -25,7 +25,9 @@ describe('queries', () => {
     expect(listJobs(db).map((job) => job.id)).toEqual([jobId, 'job-other', 'job-old'])
     expect(listJobs(db, '/projects/demo').map((job) => job.id)).toEqual([jobId, 'job-old'])
     expect(listJobs(db, '/projects/none')).toEqual([])
-    expect(getJob(db, 'job-other')).toEqual(sampleJob({ id: 'job-other', project: '/projects/other', created_at: '2025-02-01T00:00:00.000Z' }))
+    expect(getJob(db, 'job-other')).toEqual(
+      sampleJob({ id: 'job-other', project: '/projects/other', created_at: '2025-02-01T00:00:00.000Z' }),
+    )
     expect(getJob(db, 'missing')).toBeUndefined()
     db.close()
   })

@@ -39,9 +39,7 @@ export class TraceQueries {
     this.oneJob = db.prepare(`SELECT ${jobColumns} FROM jobs WHERE id = ?`)
     this.jobAgents = db.prepare(`SELECT ${agentColumns} FROM agents WHERE job_id = ? ORDER BY created_seq, rowid`)
     this.oneAgent = db.prepare(`SELECT ${agentColumns} FROM agents WHERE id = ?`)
-    this.agentEvents = db.prepare(
-      `SELECT ${eventColumns} FROM events WHERE agent_id = ? AND seq > ? ORDER BY seq LIMIT ?`,
-    )
+    this.agentEvents = db.prepare(`SELECT ${eventColumns} FROM events WHERE agent_id = ? AND seq > ? ORDER BY seq LIMIT ?`)
     this.jobEvents = db.prepare(`SELECT ${eventColumns} FROM events WHERE job_id = ? AND seq > ? ORDER BY seq LIMIT ?`)
     this.jobEventsButMessages = db.prepare(
       `SELECT ${eventColumns} FROM events WHERE job_id = ? AND seq > ? AND type <> 'message' ORDER BY seq LIMIT ?`,

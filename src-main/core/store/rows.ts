@@ -97,7 +97,15 @@ export const jobToRow = (job: Job): JobRow => ({
  * Project, task, settings and created_at are written once, by createJob, and never read back to
  * project a batch: a scripted job's settings can hold megabytes of script.
  */
-const jobProgressKeys = ['id', 'status', 'ended_at', 'auto_approve', 'spawn_paused', 'usage', 'cost_usd'] as const satisfies readonly (keyof JobProgress)[]
+const jobProgressKeys = [
+  'id',
+  'status',
+  'ended_at',
+  'auto_approve',
+  'spawn_paused',
+  'usage',
+  'cost_usd',
+] as const satisfies readonly (keyof JobProgress)[]
 export type JobProgressRow = Pick<JobRow, (typeof jobProgressKeys)[number]>
 
 export const jobProgressFromRow = (row: JobProgressRow): JobProgress => ({
@@ -159,8 +167,7 @@ export const eventFromRow = (row: EventRow): TraceEvent =>
   }) as TraceEvent
 
 /** Column lists kept next to the row types so every SELECT returns exactly a row. */
-export const jobColumns =
-  'id, project, task, settings, status, created_at, ended_at, auto_approve, spawn_paused, usage, cost_usd, imported'
+export const jobColumns = 'id, project, task, settings, status, created_at, ended_at, auto_approve, spawn_paused, usage, cost_usd, imported'
 /** The columns of JobProgressRow, id first. */
 export const jobProgressColumns = jobProgressKeys.join(', ')
 /** Who runs a job (store/owner.ts); kept apart from jobColumns: not part of the job, never exported. */

@@ -32,7 +32,8 @@ afterEach(async () => {
 /** A project with a profile whose context budget forces compaction, and one that fails to load. */
 function writeProfiles(project: string): void {
   mkdirSync(join(project, '.arbor', 'agents'), { recursive: true })
-  const squeezed = '---\nname: squeezed\ndescription: Reads with a tiny context.\ntools: [read_file, list_files, attempt_completion]\ncontext_token_budget: 1000\n---\n\nYou read files.\n'
+  const squeezed =
+    '---\nname: squeezed\ndescription: Reads with a tiny context.\ntools: [read_file, list_files, attempt_completion]\ncontext_token_budget: 1000\n---\n\nYou read files.\n'
   writeFileSync(join(project, '.arbor', 'agents', 'squeezed.md'), squeezed)
   writeFileSync(join(project, '.arbor', 'agents', 'broken.md'), '---\nname: broken\ndescription: [unclosed\n---\nbody\n')
 }
@@ -46,7 +47,13 @@ async function runRealJobs(): Promise<string[]> {
   writeProfiles(project)
   writeFileSync(join(project, 'notes.txt'), 'A line of notes that fills the context.\n'.repeat(60))
   const start = (script: ScriptPlan, settings: Partial<JobSettings>, spawnPaused = false) =>
-    engine.supervisor.startJob({ project, task: 'schema job', settings: defaultSettings({ ...settings, script }), loadedProfiles: engine.profilesFor(project), spawnPaused })
+    engine.supervisor.startJob({
+      project,
+      task: 'schema job',
+      settings: defaultSettings({ ...settings, script }),
+      loadedProfiles: engine.profilesFor(project),
+      spawnPaused,
+    })
 
   // Two children, one at a time (the second is queued); a risky command denied, a spawn too deep,
   // arguments that fail their schema, a context small enough to compact; a profile that fails to load.
@@ -72,7 +79,10 @@ async function runRealJobs(): Promise<string[]> {
   // every agent stopped.
   const listing = { delay_ms: 50, tool_calls: [{ name: 'list_files', arguments: { path: '.' } }] }
   const second = start(
-    { root: [{ tool_calls: [taskCall('Lister')] }, complete('never reached')], children: { Lister: Array.from({ length: 40 }, () => listing) } },
+    {
+      root: [{ tool_calls: [taskCall('Lister')] }, complete('never reached')],
+      children: { Lister: Array.from({ length: 40 }, () => listing) },
+    },
     { job_token_budget: 8000 },
     true,
   )

@@ -14,7 +14,11 @@ import { useTempDir } from './testing/temp-dir'
 import { TraceWriter } from './trace-writer'
 
 const control = (value: boolean) =>
-  newEvent('control', { ts: '2025-03-01T11:00:00.000Z', job_id: jobId, agent_id: null, parent_id: null, depth: null }, { action: 'auto_approve', target: jobId, value, by: 'user' })
+  newEvent(
+    'control',
+    { ts: '2025-03-01T11:00:00.000Z', job_id: jobId, agent_id: null, parent_id: null, depth: null },
+    { action: 'auto_approve', target: jobId, value, by: 'user' },
+  )
 
 describe('TraceWriter with an owner', () => {
   const tempDir = useTempDir()
@@ -44,7 +48,7 @@ describe('TraceWriter with an owner', () => {
     expect(jobOwnersFor(plain.db).ownerOf(jobId)).toEqual({ token: null, pid: null, host: null, heartbeat_at: null })
   })
 
-  it("never writes into a job another live process runs, but may record a setting on one that ended", async () => {
+  it('never writes into a job another live process runs, but may record a setting on one that ended', async () => {
     const owner = await sleeper()
     const file = join(tempDir(), 'arbor.db')
     const running = open(file, { token: 'owner-token', pid: owner.pid, host: os.hostname() })
@@ -115,7 +119,7 @@ describe('startHeartbeat', () => {
     db.close()
   })
 
-  it("ends, on its next tick, a job whose owner process exited after this one opened the file", async () => {
+  it('ends, on its next tick, a job whose owner process exited after this one opened the file', async () => {
     const owner = await sleeper()
     const file = join(tempDir(), 'arbor.db')
     const ownerDb = openDatabase(file)

@@ -158,7 +158,10 @@ describe('TraceWriter', () => {
     const { db, writer } = setup()
     // Settings that are not JSON: a batch that parsed them would fail, one that rewrote them would restore them.
     const fixed = { project: '/elsewhere', task: 'edited', settings: 'not JSON', created_at: '2024-01-01T00:00:00.000Z' }
-    db.prepare('UPDATE jobs SET project = @project, task = @task, settings = @settings, created_at = @created_at WHERE id = @id').run({ ...fixed, id: jobId })
+    db.prepare('UPDATE jobs SET project = @project, task = @task, settings = @settings, created_at = @created_at WHERE id = @id').run({
+      ...fixed,
+      id: jobId,
+    })
     const now = fixedClock('2025-03-01T11:00:00.000Z')
     // Partial control data on purpose: the projection must cope with what an old trace may hold.
     const jobEvent = (type: NewTraceEvent['type'], data: Record<string, unknown>) =>
@@ -167,7 +170,11 @@ describe('TraceWriter', () => {
     writer.append(jobEvent('control', { action: 'pause', target: jobId }))
     writer.append(jobEvent('job.end', { status: 'completed', usage: jobUsage, cost_usd: 0.875 }))
     writer.flush()
-    const row = db.prepare('SELECT project, task, settings, created_at, status, ended_at, auto_approve, spawn_paused, usage, cost_usd FROM jobs WHERE id = ?').get(jobId)
+    const row = db
+      .prepare(
+        'SELECT project, task, settings, created_at, status, ended_at, auto_approve, spawn_paused, usage, cost_usd FROM jobs WHERE id = ?',
+      )
+      .get(jobId)
     expect(row).toEqual({
       ...fixed,
       status: 'completed',

@@ -85,14 +85,15 @@ export class TraceWriter {
     this.projector = new BatchProjector(db)
     const insertColumns = `${jobColumns}, ${jobOwnerColumns}`
     this.insertJob = db.prepare(
-      `INSERT INTO jobs (${insertColumns}) VALUES (${insertColumns.split(', ').map((name) => '@' + name).join(', ')})`,
+      `INSERT INTO jobs (${insertColumns}) VALUES (${insertColumns
+        .split(', ')
+        .map((name) => '@' + name)
+        .join(', ')})`,
     )
     this.selectJobOwner = db.prepare('SELECT status, owner_token FROM jobs WHERE id = ?')
     this.selectJobId = db.prepare('SELECT id FROM jobs WHERE id = ?')
     this.selectAgentJob = db.prepare('SELECT job_id FROM agents WHERE id = ?')
-    this.insertEvent = db.prepare(
-      'INSERT INTO events (job_id, agent_id, parent_id, depth, type, ts, data) VALUES (?, ?, ?, ?, ?, ?, ?)',
-    )
+    this.insertEvent = db.prepare('INSERT INTO events (job_id, agent_id, parent_id, depth, type, ts, data) VALUES (?, ?, ?, ?, ?, ?, ?)')
     this.commitBatch = db.transaction((batch: QueuedEvent[]) => {
       const stored: TraceEvent[] = []
       const refused = new Map<string, number>()

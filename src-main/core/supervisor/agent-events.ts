@@ -7,7 +7,13 @@ import type { EventType } from '../trace/events'
  * agent.*, llm.call, subagent.*, approval.*, control, budget.*) is the supervisor's to record, so
  * an agent cannot forge a decision, a spawn, an ending or the usage it is billed for.
  */
-export const agentEventTypes: ReadonlySet<EventType> = new Set<EventType>(['message', 'tool.call', 'tool.result', 'context.compact', 'error'])
+export const agentEventTypes: ReadonlySet<EventType> = new Set<EventType>([
+  'message',
+  'tool.call',
+  'tool.result',
+  'context.compact',
+  'error',
+])
 
 const agentEventSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('message'), data: eventDataSchemas.message }),
@@ -21,10 +27,14 @@ export type AgentEvent = z.infer<typeof agentEventSchema>
 
 /** Parses what an agent sent as an event; the reason when it is not one an agent may send. */
 export function parseAgentEvent(type: EventType, data: unknown): { ok: true; event: AgentEvent } | { ok: false; error: string } {
-  if (!agentEventTypes.has(type)) return { ok: false, error: `the agent process sent a "${type}" event, which only the supervisor records; it was dropped` }
+  if (!agentEventTypes.has(type))
+    return { ok: false, error: `the agent process sent a "${type}" event, which only the supervisor records; it was dropped` }
   const parsed = agentEventSchema.safeParse({ type, data })
   if (parsed.success) return { ok: true, event: parsed.data }
   const issue = parsed.error.issues[0]
   const where = issue?.path.slice(1).join('.') || 'data'
-  return { ok: false, error: `the agent process sent an invalid "${type}" event (${where}: ${issue?.message ?? 'invalid'}); it was dropped` }
+  return {
+    ok: false,
+    error: `the agent process sent an invalid "${type}" event (${where}: ${issue?.message ?? 'invalid'}); it was dropped`,
+  }
 }

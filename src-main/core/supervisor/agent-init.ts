@@ -5,8 +5,7 @@ import type { AgentInit, ProviderConfig, SandboxPolicy } from '../protocol/messa
 import type { AgentRuntime } from './runtime'
 
 /** The model an agent runs on: its request's or profile's choice; `light` falls back to the main model. */
-export const modelFor = (agent: AgentRuntime): string =>
-  resolveModel(agent.request?.model ?? agent.profile.model, agent.job.settings)
+export const modelFor = (agent: AgentRuntime): string => resolveModel(agent.request?.model ?? agent.profile.model, agent.job.settings)
 
 /** The `start` message's payload: everything an agent process knows of its job (never a key, URL or script). */
 export function agentInit(agent: AgentRuntime, firstMessage: string): AgentInit {
@@ -16,7 +15,9 @@ export function agentInit(agent: AgentRuntime, firstMessage: string): AgentInit 
     job_id: agent.job.id,
     depth: agent.depth,
     project_dir: agent.job.project,
-    profile: instructions ? { ...agent.profile, system_prompt: withInstructions(agent.profile.system_prompt, instructions) } : agent.profile,
+    profile: instructions
+      ? { ...agent.profile, system_prompt: withInstructions(agent.profile.system_prompt, instructions) }
+      : agent.profile,
     first_message: firstMessage,
     spawnable_profiles: agent.profile.can_delegate ? describeProfiles(agent.job.profiles) : undefined,
     provider: { kind: providerKind(agent), model: agent.model ?? agent.job.settings.model },

@@ -96,7 +96,9 @@ export class AgentProcesses {
   private receive(agent: AgentRuntime, raw: unknown, init: () => AgentInit): void {
     const parsed = toSupervisorSchema.safeParse(raw)
     if (!parsed.success) {
-      this.options.trace.agent(agent, 'error', { message: `invalid message from the agent process: ${parsed.error.issues[0]?.message ?? 'unknown'}` })
+      this.options.trace.agent(agent, 'error', {
+        message: `invalid message from the agent process: ${parsed.error.issues[0]?.message ?? 'unknown'}`,
+      })
       return
     }
     // Whatever an agent sends may quote a key it read (tool output, a task prompt, a command to
@@ -115,7 +117,8 @@ export class AgentProcesses {
   private trackGroup(agent: AgentRuntime, pgid: number, running: boolean): void {
     // Never a group this process belongs to or stands for, whatever an agent reports.
     if (pgid <= 1 || pgid === process.pid || pgid === process.ppid || pgid === agent.process?.pid) {
-      if (!agent.ended) this.options.trace.agent(agent, 'error', { message: `the agent reported process group ${pgid} as its own; ignored` })
+      if (!agent.ended)
+        this.options.trace.agent(agent, 'error', { message: `the agent reported process group ${pgid} as its own; ignored` })
       return
     }
     if (running && agent.process) agent.groups.add(pgid)

@@ -25,8 +25,7 @@ const sumUsage = (events: TraceEvent[], type: string): Usage =>
 /** The child's end as its parent heard it. */
 const endAsHeard = (events: TraceEvent[], childId: string) =>
   events.find((event) => event.type === 'subagent.end' && event.data.child_agent_id === childId)?.data.envelope as
-    | { status: string; terminal_reason: string }
-    | undefined
+    { status: string; terminal_reason: string } | undefined
 
 function expectUsageAddsUp(events: TraceEvent[]): void {
   const jobEnd = events.find((event) => event.type === 'job.end')

@@ -69,7 +69,13 @@ export class ModelCalls {
     for (const call of agent.calls.values()) call.abort(reason)
   }
 
-  private async run(agent: AgentRuntime, callId: string, messages: ProviderMessage[], tools: ToolDefinition[], signal: AbortSignal): Promise<void> {
+  private async run(
+    agent: AgentRuntime,
+    callId: string,
+    messages: ProviderMessage[],
+    tools: ToolDefinition[],
+    signal: AbortSignal,
+  ): Promise<void> {
     const started = this.options.now()
     let provider: Provider
     try {
@@ -78,8 +84,15 @@ export class ModelCalls {
       return this.fail(agent, callId, new ProviderError('other', `the model could not be set up: ${errorText(error)}`))
     }
     const batch = new EventBatch((events) => this.options.send(agent, { type: 'model_event', call_id: callId, events }))
-    const record = (fields: Pick<CallRecord, 'usage' | 'cost_usd' | 'finish_reason' | 'aborted' | 'response_id' | 'response_model'>): void =>
-      this.options.onCallEnd(agent, { provider: provider.kind, model: provider.model, duration_ms: this.options.now() - started, ...fields })
+    const record = (
+      fields: Pick<CallRecord, 'usage' | 'cost_usd' | 'finish_reason' | 'aborted' | 'response_id' | 'response_model'>,
+    ): void =>
+      this.options.onCallEnd(agent, {
+        provider: provider.kind,
+        model: provider.model,
+        duration_ms: this.options.now() - started,
+        ...fields,
+      })
     try {
       for await (const event of provider.stream({ messages, tools, signal })) {
         if (signal.aborted) break
@@ -106,7 +119,13 @@ export class ModelCalls {
   }
 
   private fail(agent: AgentRuntime, callId: string, error: ProviderError): void {
-    this.options.send(agent, { type: 'model_error', call_id: callId, code: error.code, message: this.options.redact(agent, error.message), status: error.status })
+    this.options.send(agent, {
+      type: 'model_error',
+      call_id: callId,
+      code: error.code,
+      message: this.options.redact(agent, error.message),
+      status: error.status,
+    })
   }
 }
 

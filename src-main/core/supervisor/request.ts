@@ -9,7 +9,12 @@ export function renderFirstMessage(task: string, context: Record<string, unknown
   const parts = [task]
   if (context && Object.keys(context).length > 0) parts.push(`Structured context:\n${JSON.stringify(context, null, 2)}`)
   parts.push(
-    ['Workspace:', `- project root: ${projectDir}`, `- os: ${os.platform()} ${os.release()}`, `- date: ${now.toISOString().slice(0, 10)}`].join('\n'),
+    [
+      'Workspace:',
+      `- project root: ${projectDir}`,
+      `- os: ${os.platform()} ${os.release()}`,
+      `- date: ${now.toISOString().slice(0, 10)}`,
+    ].join('\n'),
   )
   return parts.join('\n\n')
 }

@@ -67,7 +67,11 @@ describe('what agents may send', () => {
       `,
     )
     const rig = setup({ host })
-    const jobId = rig.engine.supervisor.startJob({ project: rig.project, task: 'forge', settings: defaultSettings({ script: { root: [], children: {} } }) })
+    const jobId = rig.engine.supervisor.startJob({
+      project: rig.project,
+      task: 'forge',
+      settings: defaultSettings({ script: { root: [], children: {} } }),
+    })
     await rig.engine.waitForJob(jobId)
     const fromAgent = rig.events.filter((event) => event.agent_id !== null)
     for (const type of forged.filter((type) => type !== 'agent.end')) expect(ofType(fromAgent, type)).toHaveLength(0)
@@ -108,7 +112,11 @@ describe('what agents may send', () => {
       `,
     )
     const rig = setup({ host })
-    const jobId = rig.engine.supervisor.startJob({ project: rig.project, task: 'malformed', settings: defaultSettings({ script: { root: [], children: {} } }) })
+    const jobId = rig.engine.supervisor.startJob({
+      project: rig.project,
+      task: 'malformed',
+      settings: defaultSettings({ script: { root: [], children: {} } }),
+    })
     await rig.engine.waitForJob(jobId)
     const refusals = ofType(rig.events, 'error').map((event) => String(event.data.message))
     expect(refusals.filter((message) => message.includes('sent an invalid'))).toEqual([
@@ -121,7 +129,9 @@ describe('what agents may send', () => {
     ])
     // Only the valid event reached the trace and the tool count; unknown keys of a valid event are kept.
     const calls = ofType(rig.events, 'tool.call')
-    expect(calls.map((event) => event.data)).toEqual([{ call_id: 'c3', name: 'read_file', arguments: { path: 'README.md' }, extra: 'kept' }])
+    expect(calls.map((event) => event.data)).toEqual([
+      { call_id: 'c3', name: 'read_file', arguments: { path: 'README.md' }, extra: 'kept' },
+    ])
     expect(ofType(rig.events, 'tool.result')).toHaveLength(0)
     expect(ofType(rig.events, 'agent.end')[0]!.data.tool_usage).toEqual({ read_file: 1 })
   })
@@ -151,7 +161,11 @@ describe('what agents may send', () => {
       `,
     )
     const rig = setup({ host })
-    const jobId = rig.engine.supervisor.startJob({ project: rig.project, task: 'packets', settings: defaultSettings({ script: { root: [], children: {} } }) })
+    const jobId = rig.engine.supervisor.startJob({
+      project: rig.project,
+      task: 'packets',
+      settings: defaultSettings({ script: { root: [], children: {} } }),
+    })
     await rig.engine.waitForJob(jobId)
     expect(ofType(rig.events, 'tool.call').map((event) => event.data.call_id)).toEqual(['c1', 'c2'])
     const errors = ofType(rig.events, 'error').map((event) => String(event.data.message))
@@ -167,7 +181,11 @@ describe('what agents may send', () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'arbor-mute-'))
     const host = scriptHost(dir, 'setInterval(() => {}, 1000)\n')
     const rig = setup({ host, readyTimeoutMs: 300 })
-    const jobId = rig.engine.supervisor.startJob({ project: rig.project, task: 'wait', settings: defaultSettings({ script: { root: [], children: {} } }) })
+    const jobId = rig.engine.supervisor.startJob({
+      project: rig.project,
+      task: 'wait',
+      settings: defaultSettings({ script: { root: [], children: {} } }),
+    })
     const rootId = rig.engine.supervisor.rootAgentId(jobId)!
     const pid = rig.engine.supervisor.pidOf(rootId)!
     await rig.engine.waitForJob(jobId)
@@ -282,27 +300,38 @@ describe('budgets that hold', () => {
     // the cap tripped, B never called, and there is nothing to abort.)
     const bId = agents.find((agent) => agent.label === 'B')!.id
     const tripped = rig.events.findIndex((event) => event.type === 'agent.end')
-    const bCalling = rig.events.slice(0, tripped).some((event) => event.agent_id === bId && event.type === 'message' && event.data.role === 'user')
+    const bCalling = rig.events
+      .slice(0, tripped)
+      .some((event) => event.agent_id === bId && event.type === 'message' && event.data.role === 'user')
     if (bCalling) expect(aborted.map((call) => call.agent_id)).toContain(bId)
     expect(bCalling || !calls.some((call) => call.agent_id === bId)).toBe(true)
     expect(aborted.every((call) => (call.data.usage as { input_tokens: number }).input_tokens === 0)).toBe(true)
     // Nothing started after the cap: no finished call, and no agent.start, later than the first abort.
     const trippedAt = rig.events.findIndex((event) => event.type === 'agent.end')
-    expect(rig.events.slice(trippedAt).filter((event) => event.type === 'agent.start' || (event.type === 'llm.call' && !event.data.aborted))).toHaveLength(0)
+    expect(
+      rig.events.slice(trippedAt).filter((event) => event.type === 'agent.start' || (event.type === 'llm.call' && !event.data.aborted)),
+    ).toHaveLength(0)
     const queuedResults = ofType(rig.events, 'tool.result').filter((event) => String(event.data.output).includes('budget is spent'))
-    expect(queuedResults.length + ofType(rig.events, 'subagent.end').filter((event) => (event.data.envelope as { status: string }).status === 'cancelled').length).toBeGreaterThan(0)
+    expect(
+      queuedResults.length +
+        ofType(rig.events, 'subagent.end').filter((event) => (event.data.envelope as { status: string }).status === 'cancelled').length,
+    ).toBeGreaterThan(0)
     // The overshoot is at most one call per agent that was mid-call.
     const spent = job.usage.input_tokens + job.usage.output_tokens
     expect(spent).toBeGreaterThanOrEqual(8_000)
-    const largestCall = Math.max(...calls.map((call) => {
-      const usage = call.data.usage as { input_tokens: number; output_tokens: number }
-      return usage.input_tokens + usage.output_tokens
-    }))
+    const largestCall = Math.max(
+      ...calls.map((call) => {
+        const usage = call.data.usage as { input_tokens: number; output_tokens: number }
+        return usage.input_tokens + usage.output_tokens
+      }),
+    )
     expect(spent).toBeLessThanOrEqual(8_000 + 3 * largestCall)
   }, 60_000)
 
   it('stops a job whose cost budget meets a model with no price, at its first call', async () => {
-    const server = await startFakeOpenAI({ queue: Array.from({ length: 50 }, () => ({ tool_calls: [{ name: 'list_files', arguments: { path: '.' } }] })) })
+    const server = await startFakeOpenAI({
+      queue: Array.from({ length: 50 }, () => ({ tool_calls: [{ name: 'list_files', arguments: { path: '.' } }] })),
+    })
     try {
       const rig = setup({ env: { OPENAI_API_KEY: 'sk-test-unpriced-000000' } })
       const jobId = rig.engine.supervisor.startJob({
@@ -330,7 +359,10 @@ describe('runaway guards', () => {
       settings: defaultSettings({
         max_spawns_per_turn: 2,
         max_concurrent_children: 5,
-        script: { root: [{ tool_calls: ['A', 'B', 'C'].map((name) => taskCall(name, 'general')) }, complete('root done')], children: quickChildren('A', 'B', 'C') },
+        script: {
+          root: [{ tool_calls: ['A', 'B', 'C'].map((name) => taskCall(name, 'general')) }, complete('root done')],
+          children: quickChildren('A', 'B', 'C'),
+        },
       }),
     })
     await rig.engine.waitForJob(jobId)
@@ -351,7 +383,12 @@ describe('runaway guards', () => {
         max_spawns_per_minute: 2,
         max_concurrent_children: 5,
         script: {
-          root: [{ tool_calls: [taskCall('A', 'general')] }, { tool_calls: [taskCall('B', 'general')] }, { tool_calls: [taskCall('C', 'general')] }, complete('root done')],
+          root: [
+            { tool_calls: [taskCall('A', 'general')] },
+            { tool_calls: [taskCall('B', 'general')] },
+            { tool_calls: [taskCall('C', 'general')] },
+            complete('root done'),
+          ],
           children: quickChildren('A', 'B', 'C'),
         },
       }),

@@ -39,7 +39,9 @@ describe('decideSpawn', () => {
   })
 
   it('lets 0 turn each runaway guard off', () => {
-    expect(decideSpawn({ ...allowed, maxSpawnsPerTurn: 0, spawnsThisTurn: 500, maxSpawnsPerMinute: 0, spawnsLastMinute: 5000 })).toEqual({ kind: 'start' })
+    expect(decideSpawn({ ...allowed, maxSpawnsPerTurn: 0, spawnsThisTurn: 500, maxSpawnsPerMinute: 0, spawnsLastMinute: 5000 })).toEqual({
+      kind: 'start',
+    })
   })
 
   it('denies a stopping parent even while spawning is paused (it would otherwise be held)', () => {

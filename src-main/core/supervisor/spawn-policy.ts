@@ -1,11 +1,7 @@
 import type { Profile } from '../agent/profiles'
 
 /** What becomes of a `task` call, decided in the order of product.md §4. */
-export type SpawnDecision =
-  | { kind: 'deny'; reason: string }
-  | { kind: 'hold' }
-  | { kind: 'queue' }
-  | { kind: 'start' }
+export type SpawnDecision = { kind: 'deny'; reason: string } | { kind: 'hold' } | { kind: 'queue' } | { kind: 'start' }
 
 export interface SpawnPolicyInput {
   jobActive: boolean

@@ -79,7 +79,9 @@ describe('supervisor with real agent processes', () => {
     const children = { A: 300, B: 900, C: 900, D: 100 }
     const jobId = rig.start({
       root: [{ tool_calls: Object.keys(children).map((name) => taskCall(name)) }, complete('all four done')],
-      children: Object.fromEntries(Object.entries(children).map(([name, delay]) => [name, [complete(exploreResult(`${name} done`), delay)]])),
+      children: Object.fromEntries(
+        Object.entries(children).map(([name, delay]) => [name, [complete(exploreResult(`${name} done`), delay)]]),
+      ),
     })
     await rig.engine.waitForJob(jobId)
     const queued = ofType(rig.events, 'subagent.queued')
@@ -89,7 +91,12 @@ describe('supervisor with real agent processes', () => {
     expect(startOf('D').seq).toBeGreaterThan(firstEnd.seq)
     expect(['A', 'B', 'C'].every((name) => startOf(name).seq < firstEnd.seq)).toBe(true)
     const { agents } = await rig.engine.handlers.getTree({ job_id: jobId })
-    expect(agents.filter((agent) => agent.depth === 1).map((agent) => agent.status)).toEqual(['completed', 'completed', 'completed', 'completed'])
+    expect(agents.filter((agent) => agent.depth === 1).map((agent) => agent.status)).toEqual([
+      'completed',
+      'completed',
+      'completed',
+      'completed',
+    ])
   })
 
   it('holds spawns while paused and starts them on resume', async () => {
@@ -166,8 +173,11 @@ describe('supervisor with real agent processes', () => {
     expect(job.status).toBe('completed')
     expect(agents.find((agent) => agent.id === branchId)?.status).toBe('killed')
     expect(agents.find((agent) => agent.id === leafId)?.status).toBe('killed')
-    const envelope = rig.events.find((event) => event.type === 'subagent.end' && event.data.child_agent_id === branchId)?.data
-      .envelope as { status: string; terminal_reason: string; result: unknown }
+    const envelope = rig.events.find((event) => event.type === 'subagent.end' && event.data.child_agent_id === branchId)?.data.envelope as {
+      status: string
+      terminal_reason: string
+      result: unknown
+    }
     expect(envelope).toMatchObject({ status: 'killed', terminal_reason: 'killed', result: 'Delegating the slow part.' })
     const branchCall = rig.events.find((event) => event.type === 'subagent.start' && event.data.child_agent_id === branchId)
     const rootResult = toolResult(rig.events, branchCall!)
@@ -222,7 +232,9 @@ describe('supervisor with real agent processes', () => {
     const decided = await rig.waitFor((event) => event.type === 'approval.decision')
     expect(decided.data).toMatchObject({ approval_id: request.data.approval_id, decision, by })
     await rig.engine.waitForJob(jobId)
-    const result = rig.events.find((event) => event.type === 'tool.result' && event.agent_id === request.agent_id && event.data.name === 'bash')
+    const result = rig.events.find(
+      (event) => event.type === 'tool.result' && event.agent_id === request.agent_id && event.data.name === 'bash',
+    )
     expect(String(result?.data.output)).toMatch(decision === 'denied' ? /denied by auto_deny/ : /approved by auto_approve/)
   })
 })

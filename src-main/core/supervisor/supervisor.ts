@@ -101,7 +101,12 @@ export class Supervisor {
         failed: (agent, why) =>
           why === 'not_ready'
             ? this.stop(agent, 'failed', 'crashed')
-            : this.finish(agent, { status: 'failed', terminalReason: 'crashed', result: null, summary: 'the agent process could not start' }),
+            : this.finish(agent, {
+                status: 'failed',
+                terminalReason: 'crashed',
+                result: null,
+                summary: 'the agent process could not start',
+              }),
       },
     })
     this.approvals = new ApprovalDesk(this.trace, (agent, message) => this.send(agent, message))
@@ -149,7 +154,17 @@ export class Supervisor {
     for (const problem of options.loadedProfiles?.errors ?? []) {
       this.trace.job(job, 'error', { source: 'profiles', file: problem.file, field: problem.field, message: problem.message })
     }
-    const root = this.addAgent({ id: this.newId('agent'), job, parent: null, profile: rootProfile, label: 'root', task: options.task, request: null, callId: null, status: 'running' })
+    const root = this.addAgent({
+      id: this.newId('agent'),
+      job,
+      parent: null,
+      profile: rootProfile,
+      label: 'root',
+      task: options.task,
+      request: null,
+      callId: null,
+      status: 'running',
+    })
     job.root = root
     this.launch(root, renderFirstMessage(options.task, undefined, job.project, this.now()))
     return job.id
@@ -367,7 +382,12 @@ export class Supervisor {
       return
     }
     this.trace.agent(agent, 'error', { message: `agent process exited unexpectedly (code ${code}, signal ${signal})` })
-    this.finish(agent, { status: 'failed', terminalReason: 'crashed', result: agent.lastText || null, summary: 'the agent process crashed' })
+    this.finish(agent, {
+      status: 'failed',
+      terminalReason: 'crashed',
+      result: agent.lastText || null,
+      summary: 'the agent process crashed',
+    })
   }
 
   // --- ending -----------------------------------------------------------------------------

@@ -10,7 +10,13 @@ export class TraceEmitter {
 
   /** An event on an agent; `ts` keeps the time the agent process reported. */
   agent<T extends EventType>(agent: AgentRuntime, type: T, data: EventData<T>, ts?: string): void {
-    const place = { ts: ts ?? this.now().toISOString(), job_id: agent.job.id, agent_id: agent.id, parent_id: agent.parent?.id ?? null, depth: agent.depth }
+    const place = {
+      ts: ts ?? this.now().toISOString(),
+      job_id: agent.job.id,
+      agent_id: agent.id,
+      parent_id: agent.parent?.id ?? null,
+      depth: agent.depth,
+    }
     this.sink.append(newEvent(type, place, data))
   }
 

@@ -200,10 +200,18 @@ describe('an engine with a warm pool', () => {
       // One child at a time, each after the root thinks a little as a model would (the pool
       // refills at a quiet moment), so later children find the pool filled.
       root: [
-        ...labels.map((description) => ({ delay_ms: 150, tool_calls: [{ name: 'task', arguments: { description, subagent_type: 'worker', prompt: 'read the readme' } }] })),
+        ...labels.map((description) => ({
+          delay_ms: 150,
+          tool_calls: [{ name: 'task', arguments: { description, subagent_type: 'worker', prompt: 'read the readme' } }],
+        })),
         completion('all done'),
       ],
-      children: Object.fromEntries(labels.map((label) => [label, [{ tool_calls: [{ name: 'read_file', arguments: { path: 'README.md' } }] }, completion(`child ${label} done`)]])),
+      children: Object.fromEntries(
+        labels.map((label) => [
+          label,
+          [{ tool_calls: [{ name: 'read_file', arguments: { path: 'README.md' } }] }, completion(`child ${label} done`)],
+        ]),
+      ),
     }
     const jobId = engine.supervisor.startJob({ project, task: 'fan out', settings: defaultSettings({ script }) })
     await engine.waitForJob(jobId)

@@ -13,7 +13,9 @@ export type Mutation =
 /** Values a schema must refuse or survive: wrong types, extremes, odd strings. */
 export const oddValue: fc.Arbitrary<unknown> = fc.oneof(
   fc.constantFrom(null, true, false, 0, -0, -1, 0.5, 1e308, -1e308, 2 ** 53 + 1, Number.MAX_SAFE_INTEGER, 2 ** 31, -(2 ** 31) - 1),
-  fc.constantFrom('', ' ', '\u0000', '__proto__', '../../etc/passwd', '\u001b[2J', 'x'.repeat(5000), '9'.repeat(400), [], {}, [[]], { '': null }),
+  fc.constantFrom('', ' ', '\u0000', '__proto__', '../../etc/passwd', '\u001b[2J', 'x'.repeat(5000), '9'.repeat(400), [], {}, [[]], {
+    '': null,
+  }),
   fc.integer(),
   fc.double(),
   fc.string({ maxLength: 40 }),
@@ -34,7 +36,8 @@ type Place = Array<string | number>
 function placesOf(value: unknown, prefix: Place = []): Place[] {
   const places: Place[] = [prefix]
   if (Array.isArray(value)) value.forEach((item, index) => places.push(...placesOf(item, [...prefix, index])))
-  else if (value !== null && typeof value === 'object') for (const [name, item] of Object.entries(value)) places.push(...placesOf(item, [...prefix, name]))
+  else if (value !== null && typeof value === 'object')
+    for (const [name, item] of Object.entries(value)) places.push(...placesOf(item, [...prefix, name]))
   return places
 }
 
@@ -51,7 +54,10 @@ function mutateOnce(root: unknown, change: Mutation): unknown {
     if (change.kind === 'replace') return change.value
     if (change.kind === 'delete') return undefined
   }
-  const parent = place.slice(0, -1).reduce<unknown>((node, name) => (node as Record<string | number, unknown>)[name], copy) as Record<string | number, unknown>
+  const parent = place.slice(0, -1).reduce<unknown>((node, name) => (node as Record<string | number, unknown>)[name], copy) as Record<
+    string | number,
+    unknown
+  >
   const name = place.at(-1)!
   const target = place.length === 0 ? copy : parent[name]
   if (change.kind === 'replace') define(parent, name, change.value)

@@ -42,11 +42,18 @@ export function loadJobSettings(shape: LoadShape): JobSettings {
 
 function loadScript(shape: LoadShape): ScriptPlan {
   const labels = Array.from({ length: shape.agents }, (_, index) => childLabel(index))
-  const listing: ScriptTurn = { tool_calls: Array.from({ length: shape.callsPerTurn }, () => ({ name: 'list_files', arguments: { path: '.' } })) }
+  const listing: ScriptTurn = {
+    tool_calls: Array.from({ length: shape.callsPerTurn }, () => ({ name: 'list_files', arguments: { path: '.' } })),
+  }
   const child: ScriptTurn[] = [...Array.from({ length: shape.turns }, () => listing), completion('listed the project')]
   return {
     root: [
-      { tool_calls: labels.map((description) => ({ name: 'task', arguments: { description, subagent_type: 'general', prompt: `List the project (${description}).` } })) },
+      {
+        tool_calls: labels.map((description) => ({
+          name: 'task',
+          arguments: { description, subagent_type: 'general', prompt: `List the project (${description}).` },
+        })),
+      },
       completion(`all ${shape.agents} children done`),
     ],
     children: Object.fromEntries(labels.map((label) => [label, child])),
@@ -119,7 +126,14 @@ export interface HeardJob {
 }
 
 export function hearJob(engine: Engine, jobId: () => string | null): HeardJob {
-  const heard: HeardJob = { byType: new Map(), llmUsage: emptyUsage(), agentEndUsage: emptyUsage(), jobEnd: null, childEnds: new Map(), errors: [] }
+  const heard: HeardJob = {
+    byType: new Map(),
+    llmUsage: emptyUsage(),
+    agentEndUsage: emptyUsage(),
+    jobEnd: null,
+    childEnds: new Map(),
+    errors: [],
+  }
   engine.subscribe((notification) => {
     if (notification.kind !== 'events') return
     for (const event of notification.events) {
@@ -151,7 +165,10 @@ export function sampleRss(everyMs = 100): () => number {
 export function storedJob(dbFile: string, jobId: string): { byType: Map<string, number>; total: number; llmUsage: Usage } {
   const db = openDatabase(dbFile)
   try {
-    const rows = db.prepare('SELECT type, count(*) AS n FROM events WHERE job_id = ? GROUP BY type').all(jobId) as { type: string; n: number }[]
+    const rows = db.prepare('SELECT type, count(*) AS n FROM events WHERE job_id = ? GROUP BY type').all(jobId) as {
+      type: string
+      n: number
+    }[]
     const sums = db
       .prepare(
         `SELECT sum(json_extract(data, '$.usage.input_tokens')) AS input_tokens, sum(json_extract(data, '$.usage.output_tokens')) AS output_tokens,
@@ -192,7 +209,9 @@ export async function bundledAgentHost(dir: string): Promise<ForkProcessHost> {
     target: 'node20',
     logLevel: 'warning',
     // Bundled CommonJS dependencies still call require() for Node's own modules.
-    banner: { js: "import { createRequire as arborCreateRequire } from 'node:module'; const require = arborCreateRequire(import.meta.url);" },
+    banner: {
+      js: "import { createRequire as arborCreateRequire } from 'node:module'; const require = arborCreateRequire(import.meta.url);",
+    },
   })
   return new ForkProcessHost({ entry, execArgv: [] })
 }

@@ -25,14 +25,15 @@ export function listProcesses(): ProcessInfo[] {
 }
 
 /** Every process whose command line holds `marker`, but the `ps` that looked. */
-export const processesWith = (marker: string): ProcessInfo[] => listProcesses().filter((info) => info.args.includes(marker) && info.pid !== process.pid)
+export const processesWith = (marker: string): ProcessInfo[] =>
+  listProcesses().filter((info) => info.args.includes(marker) && info.pid !== process.pid)
 
 /** `pid` and everything started under it that is still its descendant now (before it dies: after, they are reparented). */
 export function descendantsOf(pid: number): ProcessInfo[] {
   const all = listProcesses()
   const found: ProcessInfo[] = []
   const parents = new Set([pid])
-  for (let grew = true; grew; ) {
+  for (let grew = true; grew;) {
     grew = false
     for (const info of all) {
       if (parents.has(info.ppid) && !parents.has(info.pid)) {
@@ -54,10 +55,14 @@ export function newMarker(): { marker: string; sleep: string } {
 }
 
 /** Resolves once `predicate` holds, checking every 50 ms; rejects after `timeoutMs` with what `describe` says. */
-export async function waitUntil(predicate: () => boolean, options: { timeoutMs?: number; what: string; describe?: () => string }): Promise<void> {
+export async function waitUntil(
+  predicate: () => boolean,
+  options: { timeoutMs?: number; what: string; describe?: () => string },
+): Promise<void> {
   const deadline = Date.now() + (options.timeoutMs ?? 20_000)
   while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${options.what}${options.describe ? `: ${options.describe()}` : ''}`)
+    if (Date.now() > deadline)
+      throw new Error(`timed out waiting until ${options.what}${options.describe ? `: ${options.describe()}` : ''}`)
     await delay(50)
   }
 }
@@ -83,7 +88,10 @@ export async function waitForNoneLeft(marker: string, pids: readonly number[] = 
   await waitUntil(() => left().length === 0, {
     timeoutMs,
     what: `no process with ${marker} is left`,
-    describe: () => left().map((info) => `${info.pid} (pgid ${info.pgid}): ${info.args.slice(0, 200)}`).join('\n'),
+    describe: () =>
+      left()
+        .map((info) => `${info.pid} (pgid ${info.pgid}): ${info.args.slice(0, 200)}`)
+        .join('\n'),
   })
 }
 

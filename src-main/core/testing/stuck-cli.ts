@@ -41,7 +41,11 @@ export interface StuckCli {
 /** `node --import tsx src-main/cli/main.ts ARGS`, waited for; stdout and stderr returned. */
 export function runCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', cliSource, ...args], { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(process.execPath, ['--import', 'tsx', cliSource, ...args], {
+      cwd: repoRoot,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
@@ -55,14 +59,20 @@ function stuckModel(sleep: string): Promise<FakeServer<FakeOpenAIResponse>> {
   const delegate: FakeOpenAIResponse = {
     text: 'Two workers wait on a command, one explorer thinks.',
     tool_calls: [
-      ...sleepers.map((description) => ({ name: 'task', arguments: { description, subagent_type: 'worker', prompt: `${description}: wait for the command.` } })),
+      ...sleepers.map((description) => ({
+        name: 'task',
+        arguments: { description, subagent_type: 'worker', prompt: `${description}: wait for the command.` },
+      })),
       { name: 'task', arguments: { description: thinker, subagent_type: 'explore', prompt: `${thinker}: think about the project.` } },
     ],
   }
   const done = (result: string): FakeOpenAIResponse => ({ tool_calls: [{ name: 'attempt_completion', arguments: { result } }] })
   return startFakeOpenAI({
     route: openaiConversations([
-      ...sleepers.map((match) => ({ match, turns: [{ tool_calls: [{ name: 'bash', arguments: { command: sleep, timeout_ms: 600_000 } }] }, done('slept')] })),
+      ...sleepers.map((match) => ({
+        match,
+        turns: [{ tool_calls: [{ name: 'bash', arguments: { command: sleep, timeout_ms: 600_000 } }] }, done('slept')],
+      })),
       { match: thinker, turns: [{ kind: 'no_answer' } as FakeOpenAIResponse] },
       { match: rootMarker, turns: [delegate, done('never reached')] },
     ]),
@@ -93,7 +103,9 @@ export async function startStuckCli(command: 'run' | 'serve'): Promise<StuckCli>
   let output = ''
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()))
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()))
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })))
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  )
   let gone = false
   void exited.then(() => (gone = true))
   const pid = child.pid!
@@ -105,13 +117,21 @@ export async function startStuckCli(command: 'run' | 'serve'): Promise<StuckCli>
   }
   const stuck: StuckCli = { command, child, pid, project, dbFile, marker, tree: [], exited, output: () => output, cleanup }
   try {
-    if (command === 'serve') await startJobOverSocket(() => output, () => gone, { ...defaultNewJob(), task, provider: 'openai', model: 'gpt-4o-mini', base_url: baseUrl })
+    if (command === 'serve')
+      await startJobOverSocket(
+        () => output,
+        () => gone,
+        { ...defaultNewJob(), task, provider: 'openai', model: 'gpt-4o-mini', base_url: baseUrl },
+      )
     const waiting = () => model.requests.some((request) => request.finished_at === null && openaiView(request).first_user.includes(thinker))
-    await waitUntil(() => gone || (processesWith(marker).filter((info) => info.args.startsWith('sleep ')).length === sleepers.length && waiting()), {
-      timeoutMs: 60_000,
-      what: 'both sleeps run and the explorer waits for its model',
-      describe: () => output,
-    })
+    await waitUntil(
+      () => gone || (processesWith(marker).filter((info) => info.args.startsWith('sleep ')).length === sleepers.length && waiting()),
+      {
+        timeoutMs: 60_000,
+        what: 'both sleeps run and the explorer waits for its model',
+        describe: () => output,
+      },
+    )
     if (gone) throw new Error(`arbor ${command} exited early:\n${output}`)
     stuck.tree = descendantsOf(pid)
     return stuck

@@ -23,14 +23,24 @@ export const jobSettingsSchema = z
     provider: z.enum(['scripted', 'openai', 'anthropic', 'openai_compatible']),
     model: z.string(),
     light_model: z.string().nullable(),
-    base_url: z.string().nullable().optional().meta({ description: "an OpenAI- or Anthropic-compatible server; null: the provider's default" }),
+    base_url: z
+      .string()
+      .nullable()
+      .optional()
+      .meta({ description: "an OpenAI- or Anthropic-compatible server; null: the provider's default" }),
     profile: z.string(),
     max_depth: count,
     max_concurrent_children: z.number().int().positive(),
     job_token_budget: count.nullable(),
     job_cost_budget: cost,
     agent_timeout_ms: z.number().int().positive().nullable().optional().meta({ description: 'wall-clock limit per agent' }),
-    subagent_timeout_ms: z.number().int().positive().nullable().optional().meta({ description: 'older traces: wall-clock limit per subagent' }),
+    subagent_timeout_ms: z
+      .number()
+      .int()
+      .positive()
+      .nullable()
+      .optional()
+      .meta({ description: 'older traces: wall-clock limit per subagent' }),
     script: z.looseObject({}).optional().meta({ description: "the scripted provider's plan (scripted jobs only)" }),
     allow_network: z.boolean().optional(),
     no_sandbox: z.boolean().optional(),
@@ -127,7 +137,10 @@ export const eventDataSchemas = {
     finish_reason: z.string().nullable(),
     response_id: z.string().optional().meta({ description: "the provider's id of the response, when it sent one" }),
     response_model: z.string().optional().meta({ description: 'the model that answered, as the provider named it' }),
-    aborted: z.string().optional().meta({ description: 'why the supervisor cut the call short (budget, kill); usage is what was known then' }),
+    aborted: z
+      .string()
+      .optional()
+      .meta({ description: 'why the supervisor cut the call short (budget, kill); usage is what was known then' }),
   }),
   'tool.call': z.looseObject({
     call_id: z.string(),

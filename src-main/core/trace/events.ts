@@ -85,7 +85,6 @@ export function newEvent<T extends EventType>(type: T, place: EventPlace, data: 
   return { type, ts, job_id, agent_id, parent_id, depth, data } as NewTraceEvent
 }
 
-
 /** Line 1 of a trace file: the job as it was exported. */
 export const traceHeaderSchema = z
   .strictObject({

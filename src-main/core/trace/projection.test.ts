@@ -4,7 +4,15 @@ import type { AgentNode, JobProgress } from './model'
 import { agentProgressKeys, changesJob, createsAgent, reduceJob, updateAgent } from './projection'
 import { emptyUsage } from './usage'
 
-const job: JobProgress = { id: 'job_1', status: 'running', ended_at: null, auto_approve: false, spawn_paused: false, usage: emptyUsage(), cost_usd: null }
+const job: JobProgress = {
+  id: 'job_1',
+  status: 'running',
+  ended_at: null,
+  auto_approve: false,
+  spawn_paused: false,
+  usage: emptyUsage(),
+  cost_usd: null,
+}
 
 /** An event of `type` with `data`, the envelope filled in. */
 const eventOf = (type: string, data: Record<string, unknown>): TraceEvent =>
@@ -83,7 +91,8 @@ describe('updateAgent', () => {
       for (const status of ['running', 'waiting_approval'] as const) {
         const copy = { ...node, status }
         updateAgent(copy, event)
-        for (const key of Object.keys(node) as (keyof AgentNode)[]) if (copy[key] !== (key === 'status' ? status : node[key])) changed.add(key)
+        for (const key of Object.keys(node) as (keyof AgentNode)[])
+          if (copy[key] !== (key === 'status' ? status : node[key])) changed.add(key)
       }
     }
     expect([...changed].sort()).toEqual([...agentProgressKeys].sort())

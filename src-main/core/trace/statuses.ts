@@ -33,4 +33,3 @@ export const terminalReasons = [
 ] as const
 export const terminalReasonSchema = z.enum(terminalReasons)
 export type TerminalReason = z.infer<typeof terminalReasonSchema>
-

@@ -4,19 +4,63 @@ import type { TraceEvent } from './events'
 import { emptyTimeline, foldTimeline, laneTreeOrder, timelineEnd } from './timeline'
 
 const t0 = Date.parse('2025-03-01T10:00:00.000Z')
-const usage = (input: number, output: number) => ({ input_tokens: input, output_tokens: output, cache_read_tokens: 0, cache_write_tokens: 0, reasoning_tokens: 0 })
-const spawn = (child: string, description: string, callId: string) => ({ call_id: callId, child_agent_id: child, profile: 'explore', description, task: `do ${description}` })
+const usage = (input: number, output: number) => ({
+  input_tokens: input,
+  output_tokens: output,
+  cache_read_tokens: 0,
+  cache_write_tokens: 0,
+  reasoning_tokens: 0,
+})
+const spawn = (child: string, description: string, callId: string) => ({
+  call_id: callId,
+  child_agent_id: child,
+  profile: 'explore',
+  description,
+  task: `do ${description}`,
+})
 
 /** A job as the supervisor writes it: the root asks for two children (one queued), asks approval for a command, and ends. */
 function jobEvents(): TraceEvent[] {
   let seq = 0
   const at = (second: number) => new Date(t0 + second * 1000).toISOString()
-  const event = (second: number, type: string, agent: string | null, data: Record<string, unknown>, parent: string | null = null, depth: number | null = agent ? 0 : null) =>
-    ({ type, seq: ++seq, ts: at(second), job_id: 'job-1', agent_id: agent, parent_id: parent, depth, data }) as TraceEvent
+  const event = (
+    second: number,
+    type: string,
+    agent: string | null,
+    data: Record<string, unknown>,
+    parent: string | null = null,
+    depth: number | null = agent ? 0 : null,
+  ) => ({ type, seq: ++seq, ts: at(second), job_id: 'job-1', agent_id: agent, parent_id: parent, depth, data }) as TraceEvent
   const child = (second: number, type: string, id: string, data: Record<string, unknown>) => event(second, type, id, data, 'root', 1)
-  const agentStart = (label: string, profile: string) => ({ label, profile, model: 'm', task: label, tools: [], max_steps: 10, context_token_budget: null, total_token_budget: null })
-  const end = (status: string) => ({ status, terminal_reason: status, result: null, summary: '', usage: usage(0, 0), cost_usd: null, steps: 1, tool_usage: {}, duration_ms: 1 })
-  const llm = (tokens: number, cost: number | null, duration: number) => ({ provider: 'scripted', model: 'm', usage: usage(tokens, 10), cost_usd: cost, duration_ms: duration, finish_reason: 'stop' })
+  const agentStart = (label: string, profile: string) => ({
+    label,
+    profile,
+    model: 'm',
+    task: label,
+    tools: [],
+    max_steps: 10,
+    context_token_budget: null,
+    total_token_budget: null,
+  })
+  const end = (status: string) => ({
+    status,
+    terminal_reason: status,
+    result: null,
+    summary: '',
+    usage: usage(0, 0),
+    cost_usd: null,
+    steps: 1,
+    tool_usage: {},
+    duration_ms: 1,
+  })
+  const llm = (tokens: number, cost: number | null, duration: number) => ({
+    provider: 'scripted',
+    model: 'm',
+    usage: usage(tokens, 10),
+    cost_usd: cost,
+    duration_ms: duration,
+    finish_reason: 'stop',
+  })
   return [
     event(0, 'job.start', null, { task: 'survey', settings: {} }),
     event(0, 'agent.start', 'root', agentStart('root', 'general')),
@@ -34,7 +78,14 @@ function jobEvents(): TraceEvent[] {
     event(6, 'subagent.start', 'root', spawn('b', 'B', 'c2')),
     event(6, 'tool.result', 'root', { call_id: 'c1', name: 'task', ok: true, output: 'x', truncated: false, duration_ms: 4000 }),
     child(8, 'tool.call', 'b', { call_id: 'r1', name: 'read_file', arguments: {} }),
-    child(9, 'tool.result', 'b', { call_id: 'r1', name: 'read_file', ok: false, output: 'no such file', truncated: false, duration_ms: 1000 }),
+    child(9, 'tool.result', 'b', {
+      call_id: 'r1',
+      name: 'read_file',
+      ok: false,
+      output: 'no such file',
+      truncated: false,
+      duration_ms: 1000,
+    }),
     child(10, 'llm.call', 'b', llm(70, null, 1000)),
     child(10, 'agent.end', 'b', end('completed')),
     event(10, 'tool.result', 'root', { call_id: 'c2', name: 'task', ok: true, output: 'y', truncated: false, duration_ms: 8000 }),
@@ -62,16 +113,24 @@ describe('foldTimeline', () => {
     expect(seconds(timeline.lanes.b!.start_ms)).toBe(6)
     const model = timeline.bars.root!.filter((bar) => bar.kind === 'model')
     // llm.call is stamped when the call returns: the bar is duration_ms long and ends at ts.
-    expect(model.map((bar) => [seconds(bar.start_ms), seconds(bar.end_ms)])).toEqual([[0, 2], [14, 15]])
+    expect(model.map((bar) => [seconds(bar.start_ms), seconds(bar.end_ms)])).toEqual([
+      [0, 2],
+      [14, 15],
+    ])
     const read = timeline.bars.b!.find((bar) => bar.kind === 'tool')!
     expect([seconds(read.start_ms), seconds(read.end_ms), read.label, read.failed]).toEqual([8, 9, 'read_file', true])
     const tasks = timeline.bars.root!.filter((bar) => bar.kind === 'tool')
-    expect(tasks.map((bar) => [seconds(bar.start_ms), seconds(bar.end_ms)])).toEqual([[2, 6], [2, 10]])
+    expect(tasks.map((bar) => [seconds(bar.start_ms), seconds(bar.end_ms)])).toEqual([
+      [2, 6],
+      [2, 10],
+    ])
   })
 
   it('shows a queued spawn on the child lane until it starts, and an approval until its decision', () => {
     const timeline = fold(jobEvents())
-    const waits = Object.values(timeline.bars).flat().filter((bar) => bar.kind === 'queued' || bar.kind === 'approval' || bar.kind === 'held')
+    const waits = Object.values(timeline.bars)
+      .flat()
+      .filter((bar) => bar.kind === 'queued' || bar.kind === 'approval' || bar.kind === 'held')
     expect(waits.map((bar) => [bar.kind, seconds(bar.start_ms), seconds(bar.end_ms), bar.agent_id, bar.failed])).toEqual([
       ['approval', 11, 14, 'root', true],
       ['queued', 3, 6, 'root', false],
@@ -88,11 +147,23 @@ describe('foldTimeline', () => {
     const held = { ...queued, type: 'subagent.held', data: { ...queued.data, reason: 'spawning is paused' } } as TraceEvent
     const renumber = (list: TraceEvent[]) => list.map((event, index) => ({ ...event, seq: index + 1 }))
     const released = fold(renumber([...events.slice(0, queuedAt), held, ...events.slice(queuedAt)]))
-    expect(released.bars.b!.filter((bar) => bar.kind !== 'model' && bar.kind !== 'tool').map((bar) => [bar.kind, seconds(bar.start_ms), seconds(bar.end_ms)])).toEqual([
+    expect(
+      released.bars
+        .b!.filter((bar) => bar.kind !== 'model' && bar.kind !== 'tool')
+        .map((bar) => [bar.kind, seconds(bar.start_ms), seconds(bar.end_ms)]),
+    ).toEqual([
       ['held', 3, 3],
       ['queued', 3, 6],
     ])
-    const cancelled = { ...queued, type: 'agent.end', agent_id: 'b', parent_id: 'root', depth: 1, ts: '2025-03-01T10:00:04.000Z', data: { status: 'cancelled' } } as TraceEvent
+    const cancelled = {
+      ...queued,
+      type: 'agent.end',
+      agent_id: 'b',
+      parent_id: 'root',
+      depth: 1,
+      ts: '2025-03-01T10:00:04.000Z',
+      data: { status: 'cancelled' },
+    } as TraceEvent
     const never = fold(renumber([...events.slice(0, queuedAt), held, cancelled]))
     expect(never.bars.b!.map((bar) => [bar.kind, seconds(bar.end_ms)])).toEqual([['held', 4]])
     expect(never.lanes.b).toMatchObject({ status: 'cancelled', start_ms: null })

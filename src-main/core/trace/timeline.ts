@@ -169,7 +169,12 @@ function foldEvent(timeline: Timeline, event: TraceEvent, ms: number): boolean {
       })
       const lane = timeline.lanes[agentId]!
       const reparented = known !== undefined && known.parent_id !== event.parent_id
-      Object.assign(lane, { parent_id: event.parent_id, depth: event.depth ?? lane.depth, label: event.data.label || lane.label, profile: event.data.profile || lane.profile })
+      Object.assign(lane, {
+        parent_id: event.parent_id,
+        depth: event.depth ?? lane.depth,
+        label: event.data.label || lane.label,
+        profile: event.data.profile || lane.profile,
+      })
       lane.start_ms = ms
       lane.status = 'running'
       closeBar(timeline, agentId, 'wait', ms)
@@ -329,5 +334,4 @@ export function laneTreeOrder(timeline: Timeline): string[] {
 }
 
 /** Where the timeline ends now: the job's end, else the newest event (or `now` while the job runs). */
-export const timelineEnd = (timeline: Timeline, now?: number): number =>
-  timeline.end_ms ?? Math.max(timeline.last_ms, now ?? 0)
+export const timelineEnd = (timeline: Timeline, now?: number): number => timeline.end_ms ?? Math.max(timeline.last_ms, now ?? 0)

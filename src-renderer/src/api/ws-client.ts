@@ -116,9 +116,10 @@ export function createWsClient(options: WsClientOptions): WsClient {
       else outbox.push(message)
     })
 
-  const methods = Object.fromEntries(
-    apiMethods.map((method) => [method, (input: unknown) => call(method, input)]),
-  ) as unknown as Omit<ArborApi, 'subscribe'>
+  const methods = Object.fromEntries(apiMethods.map((method) => [method, (input: unknown) => call(method, input)])) as unknown as Omit<
+    ArborApi,
+    'subscribe'
+  >
 
   const api: ArborApi = {
     ...methods,

@@ -14,7 +14,9 @@ export function ApprovalsPanel() {
   if (approvals.length === 0 || readOnly) return null
   return (
     <div className="approvals" data-testid="approvals">
-      <div className="approvals__title">⚠ {approvals.length} pending approval{approvals.length > 1 ? 's' : ''}</div>
+      <div className="approvals__title">
+        ⚠ {approvals.length} pending approval{approvals.length > 1 ? 's' : ''}
+      </div>
       {approvals.map((approval) => (
         <ApprovalRow key={approval.approval_id} approval={approval} />
       ))}

@@ -1,11 +1,5 @@
 /** A small labelled meter of usage against a budget; amber from 80 %, red at 100 %. */
-export function BudgetMeter(props: {
-  label: string
-  used: number
-  budget: number
-  format: (value: number) => string
-  testId?: string
-}) {
+export function BudgetMeter(props: { label: string; used: number; budget: number; format: (value: number) => string; testId?: string }) {
   const share = props.budget > 0 ? props.used / props.budget : 0
   const level = share >= 1 ? 'over' : share >= 0.8 ? 'warn' : 'ok'
   return (

@@ -26,7 +26,12 @@ export function ExportMenu({ jobId }: { jobId: string }) {
   }
   return (
     <div className="split-button" ref={root}>
-      <button className="button split-button__main" data-testid="export-jsonl" title="Export the trace as JSONL (E)" onClick={() => run('jsonl')}>
+      <button
+        className="button split-button__main"
+        data-testid="export-jsonl"
+        title="Export the trace as JSONL (E)"
+        onClick={() => run('jsonl')}
+      >
         ⤓ Export JSONL
       </button>
       <button

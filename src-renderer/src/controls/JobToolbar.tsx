@@ -55,7 +55,11 @@ export function JobToolbar() {
           </span>
         )}
         {settings?.no_sandbox && (
-          <span className="tag bad sandbox-off" data-testid="job-no-sandbox" title="Commands run without the OS sandbox: they can read and write anything you can">
+          <span
+            className="tag bad sandbox-off"
+            data-testid="job-no-sandbox"
+            title="Commands run without the OS sandbox: they can read and write anything you can"
+          >
             no sandbox
           </span>
         )}
@@ -79,7 +83,12 @@ export function JobToolbar() {
           <BudgetMeter label="cost" testId="budget-cost" used={cost ?? 0} budget={settings.job_cost_budget} format={formatCost} />
         ) : null}
         {showWarning && (
-          <span className="tag warn" data-testid="budget-warning" data-share={warning.toFixed(3)} title="The job has used most of its budget">
+          <span
+            className="tag warn"
+            data-testid="budget-warning"
+            data-share={warning.toFixed(3)}
+            title="The job has used most of its budget"
+          >
             ⚠ {Math.floor(warning * 100)}% of budget used
           </span>
         )}

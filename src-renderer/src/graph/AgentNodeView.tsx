@@ -72,7 +72,13 @@ function AgentBox({ id }: { id: string }) {
     return state.replay === null && isStalled(tree.agents[id], tree.subtree[id]?.activeChildren ?? 0, clock.now)
   })
   if (!box.found) return null
-  const classes = ['agent-node', `status-${box.status}`, agentStatusLook[box.status].ghost && 'ghost', box.selected && 'selected', stalled && 'stalled']
+  const classes = [
+    'agent-node',
+    `status-${box.status}`,
+    agentStatusLook[box.status].ghost && 'ghost',
+    box.selected && 'selected',
+    stalled && 'stalled',
+  ]
   return (
     <div
       className={classes.filter(Boolean).join(' ')}
@@ -118,7 +124,11 @@ function AgentCard({ id }: { id: string }) {
         <StatusIcon status={agent.status} />
         <span className="agent-node__label">{agent.label}</span>
         {look.ghost && <span className="ghost-tag">{agent.status === 'held' ? 'HELD' : 'QUEUED'}</span>}
-        {stalled && <span className="stall-tag" title="No event for 60 s">STALLED</span>}
+        {stalled && (
+          <span className="stall-tag" title="No event for 60 s">
+            STALLED
+          </span>
+        )}
         {!view.readOnly && (agent.status === 'running' || agent.status === 'waiting_approval') ? (
           <button className="node-button danger nodrag" data-testid="node-kill" onClick={stopAnd(() => killAgent(agent.id))}>
             Kill

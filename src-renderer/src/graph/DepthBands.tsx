@@ -45,10 +45,7 @@ function DepthBandsView({ layout }: { layout: TreeLayout }) {
           }}
         >
           {height * zoom >= minLabelBand && (
-            <span
-              className="depth-band__label"
-              style={{ transform: `translate(${labelLeft}px, ${6 / zoom}px) scale(${1 / zoom})` }}
-            >
+            <span className="depth-band__label" style={{ transform: `translate(${labelLeft}px, ${6 / zoom}px) scale(${1 / zoom})` }}>
               depth {depth}
             </span>
           )}

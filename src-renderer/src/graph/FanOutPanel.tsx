@@ -22,7 +22,13 @@ export function FanOutPanel() {
   return (
     <Panel position="top-center" className="fan-out-panel">
       {fanOuts.map(([id, count, label]) => (
-        <button key={id} className="fan-out-panel__button" data-testid="fan-out-regroup" data-parent-id={id} onClick={() => useFanOuts.getState().toggle(id)}>
+        <button
+          key={id}
+          className="fan-out-panel__button"
+          data-testid="fan-out-regroup"
+          data-parent-id={id}
+          onClick={() => useFanOuts.getState().toggle(id)}
+        >
           ▦ Group the {count} children of {label}
         </button>
       ))}

@@ -17,7 +17,17 @@ export const fitKey = (count: number, jobId: string | null, width: number): stri
  * nodes is revealed slice by slice, those are only a part of it. `fitted` holds the key of the
  * last fit (fitKey), for the graph to tell whether one is still due.
  */
-export function FitOnGrowth({ count, jobId, bounds, fitted }: { count: number; jobId: string | null; bounds: Rect; fitted: MutableRefObject<string> }) {
+export function FitOnGrowth({
+  count,
+  jobId,
+  bounds,
+  fitted,
+}: {
+  count: number
+  jobId: string | null
+  bounds: Rect
+  fitted: MutableRefObject<string>
+}) {
   const { setViewport } = useReactFlow()
   const width = useStore(selectPaneWidth)
   const height = useStore(selectPaneHeight)

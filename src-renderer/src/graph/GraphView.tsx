@@ -24,7 +24,15 @@ import { FanOutNode } from './FanOutNode'
 import { FanOutPanel } from './FanOutPanel'
 import { fitKey, FitOnGrowth } from './FitOnGrowth'
 import { FitOnRequest } from './FitOnRequest'
-import { boundsOf, buildEdges, flowNodesFor, selectCalmEdges, selectZoomedOut, type FlowNodeCache, type GraphFlowNode } from './flow-elements'
+import {
+  boundsOf,
+  buildEdges,
+  flowNodesFor,
+  selectCalmEdges,
+  selectZoomedOut,
+  type FlowNodeCache,
+  type GraphFlowNode,
+} from './flow-elements'
 import type { TreeLayout } from './layout'
 import { layoutInputFor } from './layout-input'
 import { nodeAt, OverviewCanvas, useOverview } from './OverviewCanvas'
@@ -100,10 +108,7 @@ function Flow() {
     return buildEdges(laidOut.parents, drawn, edgeCache.current)
   }, [laidOut])
 
-  const onNodesChange = useCallback(
-    (changes: NodeChange<GraphFlowNode>[]) => setNodes((current) => applyNodeChanges(changes, current)),
-    [],
-  )
+  const onNodesChange = useCallback((changes: NodeChange<GraphFlowNode>[]) => setNodes((current) => applyNodeChanges(changes, current)), [])
   const onNodeClick = useCallback((_: ReactMouseEvent, node: GraphFlowNode) => open(node.id), [])
   const { screenToFlowPosition } = useReactFlow()
   const latestLayout = useRef<TreeLayout | null>(null)
@@ -120,16 +125,13 @@ function Flow() {
     [screenToFlowPosition],
   )
   const onNodeDrag = useCallback((event: MouseEvent | TouchEvent) => useArbor.getState().setDockHover(isOverDock(event)), [])
-  const onNodeDragStop = useCallback(
-    (event: MouseEvent | TouchEvent, node: Node) => {
-      const state = useArbor.getState()
-      if (isOverDock(event) && node.type === 'agent') state.inspect(node.id)
-      state.setDockHover(false)
-      // Nodes live in the tree layout: a drag is for dropping onto the dock, so snap back.
-      setNodes(latestShown.current)
-    },
-    [],
-  )
+  const onNodeDragStop = useCallback((event: MouseEvent | TouchEvent, node: Node) => {
+    const state = useArbor.getState()
+    if (isOverDock(event) && node.type === 'agent') state.inspect(node.id)
+    state.setDockHover(false)
+    // Nodes live in the tree layout: a drag is for dropping onto the dock, so snap back.
+    setNodes(latestShown.current)
+  }, [])
 
   return (
     <ReactFlow

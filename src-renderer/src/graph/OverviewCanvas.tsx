@@ -21,7 +21,9 @@ const overviewAbove = 1000
 export function useOverview(count: number, bounds: Rect, fitDue: boolean): boolean {
   const zoomedOut = useStore(selectZoomedOut)
   const fitZoom = useStore((state) =>
-    state.width > 0 && state.height > 0 ? getViewportForBounds(bounds, state.width, state.height, state.minZoom, fit.maxZoom, fit.padding).zoom : 1,
+    state.width > 0 && state.height > 0
+      ? getViewportForBounds(bounds, state.width, state.height, state.minZoom, fit.maxZoom, fit.padding).zoom
+      : 1,
   )
   if (count <= overviewAbove) return false
   return fitDue ? fitZoom < zoomedOutBelow : zoomedOut
@@ -66,7 +68,8 @@ export function OverviewCanvas({ tree, layout }: { tree: TreeState; layout: Tree
       const ratio = window.devicePixelRatio || 1
       if (element.width !== Math.round(width * ratio)) element.width = Math.round(width * ratio)
       if (element.height !== Math.round(height * ratio)) element.height = Math.round(height * ratio)
-      if (image.current?.width !== element.width || image.current.height !== element.height) image.current = context.createImageData(element.width, element.height)
+      if (image.current?.width !== element.width || image.current.height !== element.height)
+        image.current = context.createImageData(element.width, element.height)
       const drawn = drawOverview(image.current, layout, tree, agents, transform, ratio)
       context.putImageData(image.current, 0, 0)
       element.dataset.jobId = tree.jobId ?? ''
@@ -95,7 +98,11 @@ interface Drawn {
 }
 
 const sameView = (a: Drawn, b: Drawn): boolean =>
-  a.layout === b.layout && a.tree === b.tree && a.width === b.width && a.height === b.height && a.transform.every((value, index) => value === b.transform[index])
+  a.layout === b.layout &&
+  a.tree === b.tree &&
+  a.width === b.width &&
+  a.height === b.height &&
+  a.transform.every((value, index) => value === b.transform[index])
 
 function sameStatuses(layout: TreeLayout, before: TreeState['agents'], after: TreeState['agents']): boolean {
   if (before === after) return true
@@ -108,14 +115,24 @@ function pixelOf(hex: string): number {
   const rgb = Number.parseInt(hex.slice(1), 16)
   return ((0xff << 24) | ((rgb & 0xff) << 16) | (rgb & 0xff00) | (rgb >> 16)) >>> 0
 }
-const statusPixels = Object.fromEntries(Object.entries(agentStatusColor).map(([status, colour]) => [status, pixelOf(colour)])) as Record<AgentStatus, number>
+const statusPixels = Object.fromEntries(Object.entries(agentStatusColor).map(([status, colour]) => [status, pixelOf(colour)])) as Record<
+  AgentStatus,
+  number
+>
 const fanOutPixel = pixelOf(fanOutColour)
 const edgePixel = pixelOf(edgeColour)
 
 type FillRect = (x: number, y: number, width: number, height: number, pixel: number) => void
 
 /** Draws every node and edge of the layout into `image`, at least a pixel each; returns the nodes drawn. */
-function drawOverview(image: ImageData, layout: TreeLayout, tree: TreeState, agents: TreeState['agents'], [x, y, zoom]: ReactFlowState['transform'], ratio: number): number {
+function drawOverview(
+  image: ImageData,
+  layout: TreeLayout,
+  tree: TreeState,
+  agents: TreeState['agents'],
+  [x, y, zoom]: ReactFlowState['transform'],
+  ratio: number,
+): number {
   const pixels = new Uint32Array(image.data.buffer)
   pixels.fill(0)
   const { width, height } = image
@@ -159,7 +176,8 @@ function fillEdges(layout: TreeLayout, tree: TreeState, width: number, fill: Fil
     const turn = position.y - elbow
     fill(x - half, turn - half, width, elbow + half, edgePixel)
     let parent = parents.get(parentId)
-    if (!parent) parents.set(parentId, (parent = { x: parentPosition.x + nodeWidth / 2, bottom: parentPosition.y + nodeHeight, turns: new Map() }))
+    if (!parent)
+      parents.set(parentId, (parent = { x: parentPosition.x + nodeWidth / 2, bottom: parentPosition.y + nodeHeight, turns: new Map() }))
     const bar = parent.turns.get(turn)
     if (bar) {
       bar.from = Math.min(bar.from, x)
@@ -179,7 +197,13 @@ function fillEdges(layout: TreeLayout, tree: TreeState, width: number, fill: Fil
 /** The node under a point of the flow, from the layout: what a click on the overview hits. */
 export function nodeAt(layout: TreeLayout, point: { x: number; y: number }): string | null {
   for (const [id, position] of layout.positions) {
-    if (point.x >= position.x && point.x <= position.x + layoutOptions.nodeWidth && point.y >= position.y && point.y <= position.y + layoutOptions.nodeHeight) return id
+    if (
+      point.x >= position.x &&
+      point.x <= position.x + layoutOptions.nodeWidth &&
+      point.y >= position.y &&
+      point.y <= position.y + layoutOptions.nodeHeight
+    )
+      return id
   }
   return null
 }

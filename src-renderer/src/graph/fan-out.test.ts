@@ -11,8 +11,12 @@ const event = eventFactory()
 function fanOut(count: number, withKids = 0): TreeState {
   return applyTreeEvents(emptyTree('job-1'), [
     event('agent.start', 'root', { profile: 'general' }),
-    ...Array.from({ length: count }, (_, index) => event('agent.start', `c${index}`, { profile: 'explore' }, { parent_id: 'root', depth: 1 })),
-    ...Array.from({ length: withKids }, (_, index) => event('agent.start', `g${index}`, { profile: 'explore' }, { parent_id: `c${index}`, depth: 2 })),
+    ...Array.from({ length: count }, (_, index) =>
+      event('agent.start', `c${index}`, { profile: 'explore' }, { parent_id: 'root', depth: 1 }),
+    ),
+    ...Array.from({ length: withKids }, (_, index) =>
+      event('agent.start', `g${index}`, { profile: 'explore' }, { parent_id: `c${index}`, depth: 2 }),
+    ),
   ])
 }
 

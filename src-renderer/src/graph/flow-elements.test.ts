@@ -13,7 +13,10 @@ function grow(children: number, more = 0): { first: TreeState; second: TreeState
     event('agent.start', 'root', { profile: 'general' }),
     ...Array.from({ length: children }, (_, index) => child(index)),
   ])
-  const second = applyTreeEvents(first, Array.from({ length: more }, (_, index) => child(children + index)))
+  const second = applyTreeEvents(
+    first,
+    Array.from({ length: more }, (_, index) => child(children + index)),
+  )
   return { first, second, event }
 }
 
@@ -55,16 +58,28 @@ describe('buildFlowNodes', () => {
     expect(collapsed.nodes.filter((node) => node.hidden).map((node) => node.id)).toEqual(['c0', 'c1'])
     expect(collapsed.nodes[1]!.position).toEqual(collapsed.nodes[0]!.position)
     expect(collapsed.bounds).toMatchObject({ width: layoutOptions.nodeWidth, height: layoutOptions.nodeHeight })
-    expect(collapsed.parents).toEqual(new Map([['c0', 'root'], ['c1', 'root']]))
+    expect(collapsed.parents).toEqual(
+      new Map([
+        ['c0', 'root'],
+        ['c1', 'root'],
+      ]),
+    )
   })
 })
 
 describe('buildEdges', () => {
   it('joins drawn parents and children only, and keeps each edge object while its ends stay', () => {
-    const parents = new Map([['a', 'root'], ['b', 'root'], ['a1', 'a']])
+    const parents = new Map([
+      ['a', 'root'],
+      ['b', 'root'],
+      ['a1', 'a'],
+    ])
     const cache = new Map<string, Edge>()
     const edges = buildEdges(parents, new Set(['root', 'a', 'b']), cache)
-    expect(edges.map((edge) => [edge.source, edge.target])).toEqual([['root', 'a'], ['root', 'b']])
+    expect(edges.map((edge) => [edge.source, edge.target])).toEqual([
+      ['root', 'a'],
+      ['root', 'b'],
+    ])
     const again = buildEdges(parents, new Set(['root', 'a', 'b', 'a1']), cache)
     expect(again.slice(0, 2)).toEqual(edges)
     expect(again[0]).toBe(edges[0])

@@ -8,7 +8,8 @@ import { LayoutScheduler, type LayoutPort } from './layout-scheduler'
 function input(count: number, tag = 'n'): LayoutInput {
   const children = new Map<string, string[]>()
   const ids = Array.from({ length: count - 1 }, (_, index) => `${tag}${index + 1}`)
-  for (let start = 0; start < ids.length; start += 10) children.set(start === 0 ? `${tag}0` : ids[start - 10]!, ids.slice(start, start + 10))
+  for (let start = 0; start < ids.length; start += 10)
+    children.set(start === 0 ? `${tag}0` : ids[start - 10]!, ids.slice(start, start + 10))
   return { roots: [`${tag}0`], children, rootDepths: new Map([[`${tag}0`, 0]]), count }
 }
 
@@ -117,7 +118,10 @@ describe('LayoutScheduler', () => {
 describe('layout.worker', () => {
   it('answers each message with the layout of its request, under the same id', async () => {
     const posted: unknown[] = []
-    const scope = globalThis as unknown as { onmessage: ((event: { data: LayoutRequest }) => void) | null; postMessage: (message: unknown) => void }
+    const scope = globalThis as unknown as {
+      onmessage: ((event: { data: LayoutRequest }) => void) | null
+      postMessage: (message: unknown) => void
+    }
     scope.postMessage = (message) => posted.push(message)
     await import('./layout.worker')
     const big = input(80)

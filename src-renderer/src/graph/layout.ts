@@ -96,7 +96,8 @@ export function layoutTree(input: TreeLayoutInput, options: LayoutOptions): Tree
   const depthOfRoot = (id: string): number => input.rootDepth?.(id) ?? 0
   const isLeaf = (id: string): boolean => input.childrenOf(id).length === 0
   const bandHeight = (rows: number): number => options.levelHeight + (rows - 1) * rowStep
-  const gridColumns = (count: number): number => Math.min(options.maxColumns ?? Infinity, Math.max(wrapAfter, Math.ceil(Math.sqrt(count * 2))))
+  const gridColumns = (count: number): number =>
+    Math.min(options.maxColumns ?? Infinity, Math.max(wrapAfter, Math.ceil(Math.sqrt(count * 2))))
 
   const shapeOf = (id: string): Shape => {
     const kids = input.childrenOf(id)
@@ -133,7 +134,9 @@ export function layoutTree(input: TreeLayoutInput, options: LayoutOptions): Tree
           return
         }
         const columns = gridColumns(grid.length)
-        grid.forEach((id, index) => add(id, node.x - node.data.width / 2 + half + (index % columns) * step, band, Math.floor(index / columns), base + band))
+        grid.forEach((id, index) =>
+          add(id, node.x - node.data.width / 2 + half + (index % columns) * step, band, Math.floor(index / columns), base + band),
+        )
       })
     }
     return { items, bands, left, right }
@@ -184,7 +187,10 @@ export function layoutTree(input: TreeLayoutInput, options: LayoutOptions): Tree
       let width = 0
       let height = 0
       for (const row of rows) {
-        width = Math.max(width, row.reduce((sum, block) => sum + widthOf(block) + options.gap, -options.gap))
+        width = Math.max(
+          width,
+          row.reduce((sum, block) => sum + widthOf(block) + options.gap, -options.gap),
+        )
         const bandRows: number[] = []
         for (const block of row) block.bands.forEach((band, index) => (bandRows[index] = Math.max(bandRows[index] ?? 1, band.rows)))
         height += bandRows.reduce((sum, rowCount) => sum + bandHeight(rowCount), 0)

@@ -19,7 +19,9 @@ export interface ShownLayout extends LayoutSource {
 }
 
 const createPort = (): LayoutPort | null =>
-  typeof Worker === 'undefined' ? null : (new Worker(new URL('./layout.worker.ts', import.meta.url), { type: 'module' }) as unknown as LayoutPort)
+  typeof Worker === 'undefined'
+    ? null
+    : (new Worker(new URL('./layout.worker.ts', import.meta.url), { type: 'module' }) as unknown as LayoutPort)
 
 /** The graph shown now, to hand each worker layout to. */
 let deliver: ((shown: ShownLayout) => void) | null = null

@@ -11,7 +11,13 @@ import { EventRow } from './EventRow'
 function selectInspector(state: ArborState, agentId: string) {
   const inspector = state.inspectors.find((candidate) => candidate.agentId === agentId)
   const focus = state.inspectorFocus?.agentId === agentId ? state.inspectorFocus : null
-  return { inspector, agent: state.tree.agents[agentId], selected: state.selectedAgentId === agentId, focusSeq: focus?.seq ?? null, focusNonce: focus?.nonce ?? 0 }
+  return {
+    inspector,
+    agent: state.tree.agents[agentId],
+    selected: state.selectedAgentId === agentId,
+    focusSeq: focus?.seq ?? null,
+    focusNonce: focus?.nonce ?? 0,
+  }
 }
 
 const nearBottomPx = 48
@@ -112,7 +118,11 @@ export function Inspector({ agentId }: { agentId: string }) {
           ×
         </button>
       </header>
-      {agent?.task && <div className="inspector__task" title={agent.task}>{agent.task}</div>}
+      {agent?.task && (
+        <div className="inspector__task" title={agent.task}>
+          {agent.task}
+        </div>
+      )}
       {instructions && (
         <div
           className="inspector__instructions"

@@ -11,10 +11,7 @@ export function InspectorDock() {
   const agentIds = useArbor(useShallow(selectOpenIds))
   const hover = useArbor(selectDockHover)
   return (
-    <aside
-      className={`inspector-dock count-${agentIds.length}${hover ? ' drop-target' : ''}`}
-      data-testid="inspector-dock"
-    >
+    <aside className={`inspector-dock count-${agentIds.length}${hover ? ' drop-target' : ''}`} data-testid="inspector-dock">
       {agentIds.length === 0 ? (
         <div className="inspector-dock__empty">
           <div className="inspector-dock__hint">Click an agent, or drag it here, to open its trace.</div>

@@ -52,11 +52,19 @@ export function describeEvent(event: TraceEvent): EventDescription {
       return { title: 'tool call', summary: join(event.data.name, shortId(event.data.call_id)), tone: 'tool' }
     case 'tool.result': {
       const { ok, name, duration_ms, truncated } = event.data
-      return { title: ok ? 'tool result' : 'tool error', summary: join(name, formatDuration(duration_ms), truncated && 'truncated'), tone: ok ? 'tool' : 'bad' }
+      return {
+        title: ok ? 'tool result' : 'tool error',
+        summary: join(name, formatDuration(duration_ms), truncated && 'truncated'),
+        tone: ok ? 'tool' : 'bad',
+      }
     }
     case 'agent.start': {
       const instructions = projectInstructionsOf(event)
-      return { title: 'start', summary: join(event.data.profile, event.data.model, instructions && projectInstructionsText(instructions)), tone: 'agent' }
+      return {
+        title: 'start',
+        summary: join(event.data.profile, event.data.model, instructions && projectInstructionsText(instructions)),
+        tone: 'agent',
+      }
     }
     case 'agent.end': {
       const { status, terminal_reason, duration_ms } = event.data
@@ -80,7 +88,11 @@ export function describeEvent(event: TraceEvent): EventDescription {
       return { title: 'spawn denied', summary: event.data.reason, tone: 'bad' }
     case 'subagent.end': {
       const { envelope } = event.data
-      return { title: 'child result', summary: join(envelope.status, envelope.profile, shortId(envelope.agent_id)), tone: envelope.status === 'completed' ? 'ok' : 'warn' }
+      return {
+        title: 'child result',
+        summary: join(envelope.status, envelope.profile, shortId(envelope.agent_id)),
+        tone: envelope.status === 'completed' ? 'ok' : 'warn',
+      }
     }
     case 'approval.request':
       return { title: 'approval?', summary: join(event.data.tool, event.data.reason), tone: 'warn' }
@@ -94,7 +106,8 @@ export function describeEvent(event: TraceEvent): EventDescription {
     }
     case 'context.compact': {
       const { before_tokens, after_tokens } = event.data
-      const tokens = before_tokens !== undefined && after_tokens !== undefined && `${formatTokens(before_tokens)} → ${formatTokens(after_tokens)} tokens`
+      const tokens =
+        before_tokens !== undefined && after_tokens !== undefined && `${formatTokens(before_tokens)} → ${formatTokens(after_tokens)} tokens`
       return { title: 'compact', summary: join(event.data.reason, tokens), tone: 'neutral' }
     }
     case 'budget.warning':

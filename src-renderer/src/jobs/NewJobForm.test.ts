@@ -79,7 +79,13 @@ describe('form ↔ NewJob', () => {
   it('shows null as an empty input and reads an empty input back as null', () => {
     const values = formFromJob(job())
     expect(values).toMatchObject({ base_url: '', light_model: '', job_token_budget: '', job_cost_budget: '', agent_timeout_s: '' })
-    expect(inputFromForm(values)).toMatchObject({ base_url: null, light_model: null, job_token_budget: null, job_cost_budget: null, agent_timeout_s: null })
+    expect(inputFromForm(values)).toMatchObject({
+      base_url: null,
+      light_model: null,
+      job_token_budget: null,
+      job_cost_budget: null,
+      agent_timeout_s: null,
+    })
   })
 
   it('reads numbers: grouped whole numbers, a leading $, and NaN for anything else', () => {
@@ -99,7 +105,14 @@ describe('validateNewJob', () => {
 
   it('puts the schema’s message on each field, one per field', () => {
     const { job: parsed, errors } = validateNewJob(
-      form({ task: '  ', max_depth: 'two', max_concurrent_children: '', job_token_budget: '1.5', job_cost_budget: 'lots', agent_timeout_s: '-3' }),
+      form({
+        task: '  ',
+        max_depth: 'two',
+        max_concurrent_children: '',
+        job_token_budget: '1.5',
+        job_cost_budget: 'lots',
+        agent_timeout_s: '-3',
+      }),
       context,
     )
     expect(parsed).toBeNull()
@@ -129,7 +142,10 @@ describe('validateNewJob', () => {
       job: null,
       errors: { no_sandbox_confirmed: expect.stringContaining('I understand commands can read and write anything I can') },
     })
-    expect(validateNewJob(form({ no_sandbox: true, no_sandbox_confirmed: true }), context).job).toMatchObject({ no_sandbox: true, no_sandbox_confirmed: true })
+    expect(validateNewJob(form({ no_sandbox: true, no_sandbox_confirmed: true }), context).job).toMatchObject({
+      no_sandbox: true,
+      no_sandbox_confirmed: true,
+    })
     expect(validateNewJob(form({ allow_network: true }), context)).toMatchObject({ job: { allow_network: true }, errors: {} })
   })
 
@@ -143,7 +159,16 @@ describe('validateNewJob', () => {
   })
 
   it('runs checkNewJob: an unknown profile, a cost budget on unpriced models', () => {
-    const { errors } = validateNewJob(form({ profile: 'reviewer', provider: 'openai_compatible', base_url: 'http://localhost:11434/v1', model: 'llama3.1', job_cost_budget: '2' }), context)
+    const { errors } = validateNewJob(
+      form({
+        profile: 'reviewer',
+        provider: 'openai_compatible',
+        base_url: 'http://localhost:11434/v1',
+        model: 'llama3.1',
+        job_cost_budget: '2',
+      }),
+      context,
+    )
     expect(errors.profile).toBe('no profile "reviewer" in this project')
     expect(errors.job_cost_budget).toMatch(/^"llama3\.1" has no price, so a cost budget cannot be enforced/)
   })
@@ -155,7 +180,9 @@ describe('validateNewJob', () => {
   })
 
   it('accepts a cost budget when the model is priced (a dated snapshot included)', () => {
-    expect(validateNewJob(form({ provider: 'openai', model: 'gpt-4o-2024-08-06', light_model: '', job_cost_budget: '$3' }), context).errors).toEqual({})
+    expect(
+      validateNewJob(form({ provider: 'openai', model: 'gpt-4o-2024-08-06', light_model: '', job_cost_budget: '$3' }), context).errors,
+    ).toEqual({})
   })
 
   it('skips the profile check when the profiles could not be read', () => {
@@ -205,16 +232,28 @@ describe('prices and models', () => {
 describe('withProvider', () => {
   it('fills the provider’s default models from settings and drops a base URL meant for another provider', () => {
     const compatible = form({ provider: 'openai_compatible', base_url: 'http://localhost:8000/v1', model: 'llama3.1' })
-    expect(withProvider(compatible, 'openai', settings)).toMatchObject({ provider: 'openai', model: 'gpt-5', light_model: 'gpt-5-mini', base_url: '' })
+    expect(withProvider(compatible, 'openai', settings)).toMatchObject({
+      provider: 'openai',
+      model: 'gpt-5',
+      light_model: 'gpt-5-mini',
+      base_url: '',
+    })
   })
 
   it('takes an OpenAI-compatible server’s base URL from settings', () => {
-    expect(withProvider(form(), 'openai_compatible', settings)).toMatchObject({ model: 'qwen2.5-coder', light_model: '', base_url: 'http://localhost:1234/v1' })
+    expect(withProvider(form(), 'openai_compatible', settings)).toMatchObject({
+      model: 'qwen2.5-coder',
+      light_model: '',
+      base_url: 'http://localhost:1234/v1',
+    })
   })
 
   it('falls back to the built-in defaults, scripted included', () => {
     expect(withProvider(form(), 'anthropic', null)).toMatchObject({ model: 'claude-sonnet-4-6', light_model: 'claude-haiku-4-5' })
-    expect(withProvider(form({ provider: 'openai', model: 'gpt-5' }), 'scripted', settings)).toMatchObject({ model: 'scripted', light_model: '' })
+    expect(withProvider(form({ provider: 'openai', model: 'gpt-5' }), 'scripted', settings)).toMatchObject({
+      model: 'scripted',
+      light_model: '',
+    })
   })
 
   it('changes nothing when the provider stays', () => {
@@ -228,7 +267,9 @@ describe('server errors', () => {
     new Error(fields ? `${message}\n${fieldsMarker}${JSON.stringify(fields)}` : message)
 
   it('puts field messages beside their fields and points at them', () => {
-    const error = refused('startJob: provider: OpenAI has no API key', { provider: 'OpenAI has no API key: enter one in Settings ▸ Providers' })
+    const error = refused('startJob: provider: OpenAI has no API key', {
+      provider: 'OpenAI has no API key: enter one in Settings ▸ Providers',
+    })
     expect(serverErrors(error)).toEqual({
       fields: { provider: 'OpenAI has no API key: enter one in Settings ▸ Providers' },
       message: 'The job was not started: one field needs attention.',
@@ -255,7 +296,9 @@ describe('server errors', () => {
 
 it('groups profiles: built-ins, then the project’s own', () => {
   const profile = (name: string, source: string) => ({ name, source, description: '', model: 'main', can_delegate: false })
-  expect(groupProfiles([profile('general', 'builtin'), profile('reviewer', '.arbor/agents/reviewer.md'), profile('explore', 'builtin')])).toEqual({
+  expect(
+    groupProfiles([profile('general', 'builtin'), profile('reviewer', '.arbor/agents/reviewer.md'), profile('explore', 'builtin')]),
+  ).toEqual({
     builtin: [profile('general', 'builtin'), profile('explore', 'builtin')],
     project: [profile('reviewer', '.arbor/agents/reviewer.md')],
   })

@@ -34,7 +34,8 @@ export function PriceTable(props: { rows: PriceRow[]; focus: FormsSlice['setting
   const tableRef = useRef<HTMLDivElement>(null)
   const newJobOpen = useArbor((state) => state.newJobOpen)
 
-  const rowElement = (model: string) => tableRef.current?.querySelector<HTMLElement>(`[data-testid="price-row-${CSS.escape(model)}"]`) ?? null
+  const rowElement = (model: string) =>
+    tableRef.current?.querySelector<HTMLElement>(`[data-testid="price-row-${CSS.escape(model)}"]`) ?? null
 
   const reveal = (model: string) => {
     setFilter('')
@@ -109,7 +110,10 @@ export function PriceTable(props: { rows: PriceRow[]; focus: FormsSlice['setting
   }
 
   const shown = filterPrices(rows, filter)
-  const counts = { edited: rows.filter((row) => row.source === 'edited').length, custom: rows.filter((row) => row.source === 'custom').length }
+  const counts = {
+    edited: rows.filter((row) => row.source === 'edited').length,
+    custom: rows.filter((row) => row.source === 'custom').length,
+  }
 
   return (
     <div className="price-table" ref={tableRef}>
@@ -200,7 +204,13 @@ export function PriceTable(props: { rows: PriceRow[]; focus: FormsSlice['setting
               <span className="source-badge custom">new</span>
             </td>
             <td className="prices__actions">
-              <button type="button" className="button primary small" data-testid="price-add-save" disabled={addBusy} onClick={() => void add()}>
+              <button
+                type="button"
+                className="button primary small"
+                data-testid="price-add-save"
+                disabled={addBusy}
+                onClick={() => void add()}
+              >
                 Add
               </button>
             </td>
@@ -222,7 +232,11 @@ export function PriceTable(props: { rows: PriceRow[]; focus: FormsSlice['setting
         </tbody>
         <tbody>
           {shown.map((row) => (
-            <PriceRowView key={`${row.model}:${row.input}:${row.output}:${row.cache_read}:${row.cache_write}:${row.source}`} row={row} highlight={highlight === row.model} />
+            <PriceRowView
+              key={`${row.model}:${row.input}:${row.output}:${row.cache_read}:${row.cache_write}:${row.source}`}
+              row={row}
+              highlight={highlight === row.model}
+            />
           ))}
           {shown.length === 0 && (
             <tr>
@@ -334,7 +348,13 @@ function PriceRowView(props: { row: PriceRow; highlight: boolean }) {
           Save
         </button>
         {row.source === 'builtin' ? (
-          <button type="button" className="button small subtle" data-testid={`price-reset-${row.model}`} disabled title="This is the built-in price">
+          <button
+            type="button"
+            className="button small subtle"
+            data-testid={`price-reset-${row.model}`}
+            disabled
+            title="This is the built-in price"
+          >
             Reset
           </button>
         ) : (

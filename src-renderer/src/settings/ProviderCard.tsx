@@ -1,5 +1,11 @@
 import { useEffect, useId, useMemo, useRef, useState } from 'react'
-import { apiContract, type ConnectionTest, type KeyStorageInfo, type PriceRow, type ProviderInfo } from '../../../src-main/core/api/contract'
+import {
+  apiContract,
+  type ConnectionTest,
+  type KeyStorageInfo,
+  type PriceRow,
+  type ProviderInfo,
+} from '../../../src-main/core/api/contract'
 import { suggestedModels } from '../../../src-main/core/api/job-form'
 import { priceTable } from '../jobs/NewJobForm'
 import { useArbor } from '../store'
@@ -83,7 +89,10 @@ export function ProviderCard(props: { info: ProviderInfo; storage: KeyStorageInf
     try {
       const { key } = await api().clearProviderKey({ provider: info.id })
       useArbor.getState().patchSettings((view) => withKey(view, info.id, key))
-      setKeyOutcome({ kind: 'ok', text: key.source === 'environment' ? `Stored key removed; ${key.env_var ?? 'the environment'} is used now` : 'Stored key removed' })
+      setKeyOutcome({
+        kind: 'ok',
+        text: key.source === 'environment' ? `Stored key removed; ${key.env_var ?? 'the environment'} is used now` : 'Stored key removed',
+      })
     } catch (error) {
       setKeyOutcome({ kind: 'error', text: errorText(error) })
     } finally {
@@ -217,7 +226,12 @@ export function ProviderCard(props: { info: ProviderInfo; storage: KeyStorageInf
               aria-describedby={`${base}-key-error ${base}-key-hint`}
               onInput={(event) => setKeyTyped(event.currentTarget.value.trim().length > 0)}
             />
-            <button type="submit" className="button primary" data-testid={`key-save-${info.id}`} disabled={keyDisabled || keyBusy || !keyTyped}>
+            <button
+              type="submit"
+              className="button primary"
+              data-testid={`key-save-${info.id}`}
+              disabled={keyDisabled || keyBusy || !keyTyped}
+            >
               Save key
             </button>
             <button
@@ -254,7 +268,11 @@ export function ProviderCard(props: { info: ProviderInfo; storage: KeyStorageInf
         >
           {field('base_url', { placeholder: baseUrlPlaceholder(info) })}
           {info.id === 'openai_compatible' && (
-            <BaseUrlPresets current={draft.base_url} testIdPrefix={`base-url-preset-${info.id}`} onPick={(url) => change('base_url', url)} />
+            <BaseUrlPresets
+              current={draft.base_url}
+              testIdPrefix={`base-url-preset-${info.id}`}
+              onPick={(url) => change('base_url', url)}
+            />
           )}
         </FormRow>
 
@@ -282,7 +300,9 @@ export function ProviderCard(props: { info: ProviderInfo; storage: KeyStorageInf
             className="button"
             data-testid={`test-connection-${info.id}`}
             disabled={testing}
-            title={dirty ? 'Tests the base URL and model above (not saved yet) with the saved key' : 'Sends one tiny request with these settings'}
+            title={
+              dirty ? 'Tests the base URL and model above (not saved yet) with the saved key' : 'Sends one tiny request with these settings'
+            }
             onClick={() => void testConnection()}
           >
             {testing ? (
@@ -309,15 +329,22 @@ export function ProviderCard(props: { info: ProviderInfo; storage: KeyStorageInf
         </div>
         <div className="provider-card__save">
           {configOutcome && (
-            <span className={configOutcome.kind === 'ok' ? 'form-success' : 'form-error'} role={configOutcome.kind === 'ok' ? 'status' : 'alert'}>
+            <span
+              className={configOutcome.kind === 'ok' ? 'form-success' : 'form-error'}
+              role={configOutcome.kind === 'ok' ? 'status' : 'alert'}
+            >
               {configOutcome.kind === 'ok' ? `✓ ${configOutcome.text}` : configOutcome.text}
             </span>
           )}
           {dirty && (
-            <button type="button" className="button subtle" onClick={() => {
+            <button
+              type="button"
+              className="button subtle"
+              onClick={() => {
                 setDraft(saved)
                 setDraftErrors({})
-              }}>
+              }}
+            >
               Revert
             </button>
           )}

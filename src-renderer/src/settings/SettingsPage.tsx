@@ -101,7 +101,14 @@ function SettingsBody() {
             ← Back to the new job
           </button>
         )}
-        <button type="button" className="icon-button settings__close" aria-label="Close settings" title="Close (Esc)" data-testid="settings-close" onClick={close}>
+        <button
+          type="button"
+          className="icon-button settings__close"
+          aria-label="Close settings"
+          title="Close (Esc)"
+          data-testid="settings-close"
+          onClick={close}
+        >
           ×
         </button>
       </header>
@@ -143,8 +150,8 @@ function SettingsBody() {
                       Providers
                     </h2>
                     <p className="settings-section__description">
-                      Keys, endpoints and default models for new jobs. A key is write-only: Arbor shows where it comes from and its last four
-                      characters, never the key.
+                      Keys, endpoints and default models for new jobs. A key is write-only: Arbor shows where it comes from and its last
+                      four characters, never the key.
                     </p>
                   </div>
                   <div
@@ -175,8 +182,8 @@ function SettingsBody() {
                       Prices
                     </h2>
                     <p className="settings-section__description">
-                      USD per million tokens, used for costs and cost budgets. A dated snapshot (<code>gpt-4o-2024-08-06</code>) uses the price of
-                      its model. A model with no price shows no cost, and a job cannot have a cost budget on it.
+                      USD per million tokens, used for costs and cost budgets. A dated snapshot (<code>gpt-4o-2024-08-06</code>) uses the
+                      price of its model. A model with no price shows no cost, and a job cannot have a cost budget on it.
                     </p>
                   </div>
                   <PriceTable rows={view.prices} focus={focus} onFocusPrices={() => setActive('prices')} />

@@ -64,12 +64,21 @@ export function TraceExportSection() {
         }}
       >
         <FormRow label="Send finished jobs" htmlFor="trace-export-enabled">
-          <Switch id="trace-export-enabled" testId="trace-export-enabled" checked={draft.enabled} onChange={(enabled) => setDraft({ ...draft, enabled })} />
+          <Switch
+            id="trace-export-enabled"
+            testId="trace-export-enabled"
+            checked={draft.enabled}
+            onChange={(enabled) => setDraft({ ...draft, enabled })}
+          />
         </FormRow>
         <FormRow
           label="Endpoint"
           htmlFor="trace-export-endpoint"
-          hint={view?.url && view.url !== view.endpoint ? `Spans go to ${view.url}` : 'The full …/v1/traces URL, or a base URL without a path (/v1/traces is added).'}
+          hint={
+            view?.url && view.url !== view.endpoint
+              ? `Spans go to ${view.url}`
+              : 'The full …/v1/traces URL, or a base URL without a path (/v1/traces is added).'
+          }
         >
           <input
             id="trace-export-endpoint"
@@ -90,7 +99,12 @@ export function TraceExportSection() {
           </datalist>
         </FormRow>
         {draft.headers.map((header, index) => (
-          <FormRow key={index} label={header.saved ? header.name : 'New header'} htmlFor={`trace-export-header-${index}`} hint={header.saved ? 'Value set; type to replace it.' : undefined}>
+          <FormRow
+            key={index}
+            label={header.saved ? header.name : 'New header'}
+            htmlFor={`trace-export-header-${index}`}
+            hint={header.saved ? 'Value set; type to replace it.' : undefined}
+          >
             <div className="input-row" data-testid={`trace-export-header-${index}`}>
               {!header.saved && (
                 <input
@@ -142,7 +156,11 @@ export function TraceExportSection() {
               Save
             </button>
             {outcome && (
-              <span className={outcome.kind === 'error' ? 'form-error' : 'muted'} role={outcome.kind === 'error' ? 'alert' : 'status'} data-testid="trace-export-outcome">
+              <span
+                className={outcome.kind === 'error' ? 'form-error' : 'muted'}
+                role={outcome.kind === 'error' ? 'alert' : 'status'}
+                data-testid="trace-export-outcome"
+              >
                 {outcome.text}
               </span>
             )}

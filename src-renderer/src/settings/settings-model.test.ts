@@ -39,7 +39,14 @@ const compatible: ProviderInfo = {
   model: 'llama3.1',
   light_model: null,
 }
-const row = (model: string, source: PriceRow['source'] = 'builtin'): PriceRow => ({ model, input: 2, output: 8, cache_read: 0.5, cache_write: 2, source })
+const row = (model: string, source: PriceRow['source'] = 'builtin'): PriceRow => ({
+  model,
+  input: 2,
+  output: 8,
+  cache_read: 0.5,
+  cache_write: 2,
+  source,
+})
 const view: SettingsView = {
   providers: [openai, compatible],
   prices: [row('gpt-4.1')],
@@ -50,7 +57,9 @@ describe('keys', () => {
   it('says where a key comes from and shows only its last four characters', () => {
     expect(keySourceText('openai', openai.key)).toBe('From the environment (OPENAI_API_KEY)')
     expect(keySourceText('anthropic', { source: 'stored', env_var: 'ANTHROPIC_API_KEY', last4: 'wxyz' })).toBe('Stored by Arbor')
-    expect(keySourceText('anthropic', { source: 'none', env_var: 'ANTHROPIC_API_KEY', last4: null })).toBe('No key: save one here or set ANTHROPIC_API_KEY')
+    expect(keySourceText('anthropic', { source: 'none', env_var: 'ANTHROPIC_API_KEY', last4: null })).toBe(
+      'No key: save one here or set ANTHROPIC_API_KEY',
+    )
     expect(keySourceText('openai_compatible', compatible.key)).toMatch(/needs none/)
     expect(keySetText(openai.key)).toBe('set · …a1b2')
     expect(keySetText(compatible.key)).toBeNull()

@@ -26,7 +26,9 @@ export const keySetText = (key: KeyInfo): string | null => (key.source !== 'none
 
 export function keyStorageText(storage: KeyStorageInfo): { headline: string; detail: string; warning: string | null } {
   return {
-    headline: storage.encrypted ? 'Keys are stored encrypted with the OS keychain' : 'Keys are stored in a file only you can read; it is NOT encrypted',
+    headline: storage.encrypted
+      ? 'Keys are stored encrypted with the OS keychain'
+      : 'Keys are stored in a file only you can read; it is NOT encrypted',
     detail: storage.description,
     warning: storage.available
       ? null
@@ -96,7 +98,8 @@ export function providerConfigInput(
 
 /** "pong · 212 ms", or "HTTP 401 · Incorrect API key · 95 ms". */
 export function connectionSummary(result: ConnectionTest): { title: string; detail: string } {
-  if (result.ok) return { title: `Connected · ${result.latency_ms} ms`, detail: `${result.model} answered “${result.answer || '(empty reply)'}”` }
+  if (result.ok)
+    return { title: `Connected · ${result.latency_ms} ms`, detail: `${result.model} answered “${result.answer || '(empty reply)'}”` }
   return {
     title: `${result.status !== null ? `HTTP ${result.status}` : 'Failed'} · ${result.latency_ms} ms`,
     detail: result.message,
@@ -105,7 +108,12 @@ export function connectionSummary(result: ConnectionTest): { title: string; deta
 
 export const priceFields = ['input', 'output', 'cache_read', 'cache_write'] as const
 export type PriceField = (typeof priceFields)[number]
-export const priceFieldLabels: Record<PriceField, string> = { input: 'Input', output: 'Output', cache_read: 'Cache read', cache_write: 'Cache write' }
+export const priceFieldLabels: Record<PriceField, string> = {
+  input: 'Input',
+  output: 'Output',
+  cache_read: 'Cache read',
+  cache_write: 'Cache write',
+}
 
 export type PriceDraft = Record<PriceField, string>
 export type PriceErrors = Partial<Record<PriceField | 'model', string>>

@@ -23,10 +23,14 @@ export const draftFromView = (view: TraceExportView): TraceExportDraft => ({
 })
 
 /** The request that saves a draft, checked with the contract's schema; or the first problem, in words. */
-export function traceExportRequest(draft: TraceExportDraft): { ok: true; input: ApiInput<'setTraceExport'> } | { ok: false; error: string } {
+export function traceExportRequest(
+  draft: TraceExportDraft,
+): { ok: true; input: ApiInput<'setTraceExport'> } | { ok: false; error: string } {
   const headers = draft.headers
     .filter((header) => header.name.trim() || header.value.trim())
-    .map((header) => (header.value.trim() || !header.saved ? { name: header.name.trim(), value: header.value.trim() } : { name: header.name.trim() }))
+    .map((header) =>
+      header.value.trim() || !header.saved ? { name: header.name.trim(), value: header.value.trim() } : { name: header.name.trim() },
+    )
   const unnamed = headers.find((header) => !header.name)
   if (unnamed) return { ok: false, error: 'a header needs a name' }
   const empty = headers.find((header) => 'value' in header && !header.value)

@@ -1,14 +1,6 @@
 /** Every keyboard shortcut of the project view, in one place: the handler and the help overlay read this. */
 
-export type ShortcutAction =
-  | 'newJob'
-  | 'togglePause'
-  | 'killBranch'
-  | 'toggleAutoApprove'
-  | 'fitView'
-  | 'exportJsonl'
-  | 'settings'
-  | 'help'
+export type ShortcutAction = 'newJob' | 'togglePause' | 'killBranch' | 'toggleAutoApprove' | 'fitView' | 'exportJsonl' | 'settings' | 'help'
 
 export interface Shortcut {
   action: ShortcutAction

@@ -121,7 +121,12 @@ export function PathField({ onOpen }: { onOpen: (path: string) => Promise<string
             onFocus={() => setFocused(true)}
             onBlur={() => setFocused(false)}
           />
-          <button className="button primary path-field__open" data-testid="open-path-submit" disabled={!value.trim() || busy} onClick={() => void open()}>
+          <button
+            className="button primary path-field__open"
+            data-testid="open-path-submit"
+            disabled={!value.trim() || busy}
+            onClick={() => void open()}
+          >
             {busy ? 'Opening…' : 'Open'}
           </button>
         </div>

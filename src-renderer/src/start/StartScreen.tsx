@@ -57,7 +57,9 @@ export function StartScreen() {
             Settings: provider keys and prices
           </button>
           <span className="start-footer__sep">·</span>
-          <span>Press <kbd>?</kbd> in a project for keyboard shortcuts</span>
+          <span>
+            Press <kbd>?</kbd> in a project for keyboard shortcuts
+          </span>
         </footer>
       </div>
     </div>

@@ -27,7 +27,11 @@ export function applyAttentionEvents(state: AttentionState, events: readonly Tra
     const current = waiting[event.job_id] ?? []
     const id = typeof event.data.approval_id === 'string' ? event.data.approval_id : null
     if (event.type === 'approval.request' && isRoot && id !== null && !current.includes(id)) setWaiting(event.job_id, [...current, id])
-    else if (event.type === 'approval.decision' && isRoot && id !== null && current.includes(id)) setWaiting(event.job_id, current.filter((each) => each !== id))
+    else if (event.type === 'approval.decision' && isRoot && id !== null && current.includes(id))
+      setWaiting(
+        event.job_id,
+        current.filter((each) => each !== id),
+      )
     else if (event.type === 'job.end' && current.length > 0) setWaiting(event.job_id, [])
     else if (event.type === 'budget.warning') {
       const share = typeof event.data.share === 'number' ? event.data.share : 0.8

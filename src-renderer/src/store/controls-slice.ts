@@ -66,7 +66,17 @@ export const createControlsSlice: SliceCreator<ControlsSlice> = (set, get) => {
     openProject: (path) =>
       attempt('Open project', async () => {
         const { project } = await api().openProject({ path })
-        set({ project, traceOnly: false, jobs: {}, jobOrder: [], selectedJobId: null, tree: emptyTree(), inspectors: [], waiting: {}, budgetWarnings: {} })
+        set({
+          project,
+          traceOnly: false,
+          jobs: {},
+          jobOrder: [],
+          selectedJobId: null,
+          tree: emptyTree(),
+          inspectors: [],
+          waiting: {},
+          budgetWarnings: {},
+        })
         await get().loadJobs()
       }),
   }

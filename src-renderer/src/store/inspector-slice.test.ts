@@ -19,7 +19,8 @@ function pagedApi(count: number) {
   return { events, asked }
 }
 
-const makeStore = () => create<InspectorSlice>()((...args) => (createInspectorSlice as unknown as (...a: typeof args) => InspectorSlice)(...args))
+const makeStore = () =>
+  create<InspectorSlice>()((...args) => (createInspectorSlice as unknown as (...a: typeof args) => InspectorSlice)(...args))
 const until = async (check: () => boolean): Promise<void> => {
   while (!check()) await new Promise((resolve) => setTimeout(resolve, 1))
 }

@@ -31,8 +31,7 @@ export function applyJobEvents(jobs: Record<string, Job>, events: readonly Trace
   return { jobs: next, unknownJobStarted, allPaused }
 }
 
-const isGlobalTarget = (target: unknown): boolean =>
-  target === null || target === undefined || target === '*' || target === 'all'
+const isGlobalTarget = (target: unknown): boolean => target === null || target === undefined || target === '*' || target === 'all'
 
 /** Newest first. */
 export function sortJobIds(jobs: Record<string, Job>): string[] {

@@ -18,12 +18,22 @@ function demoBatch() {
     event('subagent.queued', 'root', { child_agent_id: 'a', profile: 'explore', description: 'scan src' }),
     event('subagent.queued', 'root', { child_agent_id: 'b', profile: 'explore', description: 'scan docs' }),
     event('subagent.held', 'root', { child_agent_id: 'c', profile: 'worker', description: 'fix' }),
-    event('agent.start', 'a', { profile: 'explore', model: 'light', max_steps: 12, total_token_budget: 32000 }, { parent_id: 'root', depth: 1 }),
+    event(
+      'agent.start',
+      'a',
+      { profile: 'explore', model: 'light', max_steps: 12, total_token_budget: 32000 },
+      { parent_id: 'root', depth: 1 },
+    ),
     event('agent.start', 'b', { profile: 'explore', model: 'light' }, { parent_id: 'root', depth: 1 }),
     event('tool.call', 'a', { call_id: 'x', name: 'read_file' }, { parent_id: 'root', depth: 1 }),
     event('llm.call', 'a', { usage: usage(300, 40), cost_usd: 0.002 }, { parent_id: 'root', depth: 1 }),
     event('llm.call', 'b', { usage: usage(50, 5), cost_usd: null }, { parent_id: 'root', depth: 1 }),
-    event('agent.end', 'b', { status: 'completed', terminal_reason: 'completed', usage: usage(50, 5), cost_usd: null, steps: 1 }, { parent_id: 'root', depth: 1 }),
+    event(
+      'agent.end',
+      'b',
+      { status: 'completed', terminal_reason: 'completed', usage: usage(50, 5), cost_usd: null, steps: 1 },
+      { parent_id: 'root', depth: 1 },
+    ),
   ]
 }
 
@@ -53,7 +63,12 @@ describe('applyTreeEvents', () => {
     const event = eventFactory()
     const later = applyTreeEvents(tree, [
       event('llm.call', 'a', { usage: usage(1000, 7), cost_usd: 0.5 }, { parent_id: 'root', depth: 1, seq: 13 }),
-      event('agent.end', 'a', { status: 'completed', terminal_reason: 'completed', usage: usage(1300, 47), cost_usd: 0.502, steps: 2 }, { parent_id: 'root', depth: 1, seq: 14 }),
+      event(
+        'agent.end',
+        'a',
+        { status: 'completed', terminal_reason: 'completed', usage: usage(1300, 47), cost_usd: 0.502, steps: 2 },
+        { parent_id: 'root', depth: 1, seq: 14 },
+      ),
     ])
     expect(later.structure).toBe(tree.structure)
     expect(later.subtree).toEqual(buildSubtreeTotals(later.agents, later.children))
@@ -97,7 +112,12 @@ describe('applyTreeEvents', () => {
   it('tracks pending approvals from requests and decisions', () => {
     const event = eventFactory()
     const start = event('agent.start', 'root', {})
-    const request = event('approval.request', 'root', { approval_id: 'ap1', tool: 'bash', command: 'rm -rf build', reason: 'deletes files' })
+    const request = event('approval.request', 'root', {
+      approval_id: 'ap1',
+      tool: 'bash',
+      command: 'rm -rf build',
+      reason: 'deletes files',
+    })
     const waiting = applyTreeEvents(emptyTree('job-1'), [start, request])
     expect(waiting.agents.root!.status).toBe('waiting_approval')
     expect(waiting.approvals).toEqual([

@@ -62,7 +62,8 @@ function pagedApi(agents: AgentNode[], lastSeq: number, between: () => void) {
 
 const makeStore = () =>
   create<ArborState>()(
-    (...args) => ({ jobs: {}, jobOrder: [], ...(createTreeSlice as unknown as (...a: typeof args) => object)(...args) }) as unknown as ArborState,
+    (...args) =>
+      ({ jobs: {}, jobOrder: [], ...(createTreeSlice as unknown as (...a: typeof args) => object)(...args) }) as unknown as ArborState,
   )
 
 describe('loadTree', () => {
@@ -127,7 +128,9 @@ describe('SnapshotTree', () => {
     expect(tree.children[rootKey]).toEqual(['root'])
     const fives = tree.order.filter((id) => tree.agents[id]!.created_at === agents.find((item) => item.id === 'tie-1')!.created_at)
     expect(fives.slice(-2)).toEqual(['tie-1', 'tie-2'])
-    const sorted = [...agents].sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : 0)).map((item) => item.id)
+    const sorted = [...agents]
+      .sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : 0))
+      .map((item) => item.id)
     expect(tree.order).toEqual(sorted)
   })
 })

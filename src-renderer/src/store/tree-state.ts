@@ -60,7 +60,12 @@ export function buildChildren(agents: Record<string, AgentNode>, order: string[]
 const isActive = (agent: AgentNode): boolean => agent.status === 'running' || agent.status === 'waiting_approval'
 
 /** One agent's totals from its own usage and its children's totals (which must be up to date). */
-function totalsOf(id: string, agents: Record<string, AgentNode>, children: Record<string, string[]>, totals: Record<string, SubtreeTotals>): SubtreeTotals {
+function totalsOf(
+  id: string,
+  agents: Record<string, AgentNode>,
+  children: Record<string, string[]>,
+  totals: Record<string, SubtreeTotals>,
+): SubtreeTotals {
   const agent = agents[id]!
   const own: SubtreeTotals = {
     tokens: agent.usage.input_tokens + agent.usage.output_tokens,
@@ -79,10 +84,7 @@ function totalsOf(id: string, agents: Record<string, AgentNode>, children: Recor
 }
 
 /** Post-order sums of tokens and cost over every subtree; O(agents). */
-export function buildSubtreeTotals(
-  agents: Record<string, AgentNode>,
-  children: Record<string, string[]>,
-): Record<string, SubtreeTotals> {
+export function buildSubtreeTotals(agents: Record<string, AgentNode>, children: Record<string, string[]>): Record<string, SubtreeTotals> {
   const totals: Record<string, SubtreeTotals> = {}
   // Recursive in depth only, and max_depth is at most 8.
   const visit = (id: string): void => {

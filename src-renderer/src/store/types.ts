@@ -135,7 +135,18 @@ export interface FormsSlice {
   startAgentJob(job: NewJob): Promise<string>
 }
 
-export type ArborState = JobsSlice & TreeSlice & InspectorSlice & ControlsSlice & UiSlice & LiveSlice & ProjectsSlice & AttentionSlice & CommandsSlice & FormsSlice & TimelineSlice & ReplaySlice
+export type ArborState = JobsSlice &
+  TreeSlice &
+  InspectorSlice &
+  ControlsSlice &
+  UiSlice &
+  LiveSlice &
+  ProjectsSlice &
+  AttentionSlice &
+  CommandsSlice &
+  FormsSlice &
+  TimelineSlice &
+  ReplaySlice
 
 export type SliceCreator<Slice> = StateCreator<ArborState, [], [], Slice>
 

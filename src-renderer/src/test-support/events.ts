@@ -13,7 +13,7 @@ export function eventFactory(jobId = 'job-1') {
     extra: { parent_id?: string | null; depth?: number; seq?: number } = {},
   ): TraceEvent => {
     seq = extra.seq ?? seq + 1
-    return ({
+    return {
       type,
       seq,
       ts: new Date(Date.UTC(2025, 0, 1, 12, 0, seq)).toISOString(),
@@ -22,6 +22,6 @@ export function eventFactory(jobId = 'job-1') {
       parent_id: extra.parent_id ?? null,
       depth: extra.depth ?? 0,
       data,
-    }) as TraceEvent
+    } as TraceEvent
   }
 }

@@ -31,7 +31,13 @@ export function ReplayBar() {
   const total = (replay.endMs - replay.startMs) / 1000
 
   return (
-    <div className="replay-bar" data-testid="replay-bar" data-at={elapsed.toFixed(3)} data-agents={replay.agents} data-playing={replay.playing}>
+    <div
+      className="replay-bar"
+      data-testid="replay-bar"
+      data-at={elapsed.toFixed(3)}
+      data-agents={replay.agents}
+      data-playing={replay.playing}
+    >
       <span className="replay-bar__tag">Replay</span>
       {replay.loading && <span className="muted">Loading the trace…</span>}
       {replay.error && <span className="error">Could not load the trace: {replay.error}</span>}

@@ -114,7 +114,12 @@ export function TimelineView() {
     >
       <TimelineLegend zoomed={view.timeRange !== null} />
       {/* As tall as its lanes, shrinking to the pane (then it scrolls): a few lanes leave the room to the plot. */}
-      <div className="timeline__body" ref={body} style={{ height: contentHeight }} onScroll={(event) => setScrollTop(event.currentTarget.scrollTop)}>
+      <div
+        className="timeline__body"
+        ref={body}
+        style={{ height: contentHeight }}
+        onScroll={(event) => setScrollTop(event.currentTarget.scrollTop)}
+      >
         <div className="timeline__viewport" style={{ height: size.height }}>
           <div className="timeline__labels" style={{ width: labelsWidth }}>
             {laneOrder.slice(first, last).map((id, offset) => {
@@ -138,7 +143,9 @@ export function TimelineView() {
             })}
           </div>
           <div className="timeline__chart" ref={host} data-testid="timeline-chart" />
-          {hover && <BarTooltip hover={hover} startMs={model.start_ms ?? 0} openEndMs={model.end_ms ?? Math.max(model.last_ms, view.now ?? 0)} />}
+          {hover && (
+            <BarTooltip hover={hover} startMs={model.start_ms ?? 0} openEndMs={model.end_ms ?? Math.max(model.last_ms, view.now ?? 0)} />
+          )}
         </div>
         <div style={{ height: Math.max(0, contentHeight - size.height) }} />
       </div>
@@ -165,7 +172,11 @@ function BarTooltip({ hover, startMs, openEndMs }: { hover: Hover; startMs: numb
       className="timeline__tooltip"
       data-testid="timeline-tooltip"
       // Near the right edge it opens to the left of the pointer.
-      style={hover.flip ? { right: `calc(100% - ${laneGutter + hover.left - 12}px)`, top: hover.top + 8 } : { left: laneGutter + hover.left + 12, top: hover.top + 8 }}
+      style={
+        hover.flip
+          ? { right: `calc(100% - ${laneGutter + hover.left - 12}px)`, top: hover.top + 8 }
+          : { left: laneGutter + hover.left + 12, top: hover.top + 8 }
+      }
     >
       <div className="timeline__tooltip-kind">
         {barName[bar.kind]}
@@ -174,7 +185,8 @@ function BarTooltip({ hover, startMs, openEndMs }: { hover: Hover; startMs: numb
       </div>
       <div className="timeline__tooltip-label">{bar.label}</div>
       <div className="timeline__tooltip-time">
-        {formatSeconds((bar.start_ms - startMs) / 1000)} → {formatSeconds((end - startMs) / 1000)} · {formatDuration(end - bar.start_ms) || '0ms'}
+        {formatSeconds((bar.start_ms - startMs) / 1000)} → {formatSeconds((end - startMs) / 1000)} ·{' '}
+        {formatDuration(end - bar.start_ms) || '0ms'}
       </div>
     </div>
   )

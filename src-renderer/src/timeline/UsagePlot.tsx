@@ -56,7 +56,10 @@ export function UsagePlot() {
       ...size,
       padding: [8, 12, 0, 0],
       legend: { show: false },
-      scales: { x: { time: false, auto: false }, y: { range: (_u, _min, max) => [0, Math.max(max, metric === 'tokens' ? 10 : 0.001) * 1.05] } },
+      scales: {
+        x: { time: false, auto: false },
+        y: { range: (_u, _min, max) => [0, Math.max(max, metric === 'tokens' ? 10 : 0.001) * 1.05] },
+      },
       axes: [xAxis(), { ...xAxis(), size: axisSize, values: (_u, splits) => splits.map((value) => format(value)) }],
       series: [
         {},
@@ -106,7 +109,13 @@ export function UsagePlot() {
   if (!view.model) return null
   const total = stacks?.stacks.at(-1)?.top.at(-1) ?? 0
   return (
-    <div className="usage-plot" data-testid="usage-plot" data-points={stacks?.xs.length ?? 0} data-bands={stacks?.stacks.length ?? 0} data-total={total}>
+    <div
+      className="usage-plot"
+      data-testid="usage-plot"
+      data-points={stacks?.xs.length ?? 0}
+      data-bands={stacks?.stacks.length ?? 0}
+      data-total={total}
+    >
       <div className="usage-plot__gutter" style={{ width: laneGutter - axisSize }}>
         <div className="usage-plot__title">
           {metric === 'tokens' ? 'Tokens' : 'Cost'} <span className="usage-plot__total">{format(total)}</span>
@@ -114,13 +123,19 @@ export function UsagePlot() {
         <Segmented
           testId="plot-metric"
           value={metric}
-          options={[['tokens', 'Tokens'], ['cost', 'Cost']]}
+          options={[
+            ['tokens', 'Tokens'],
+            ['cost', 'Cost'],
+          ]}
           onChange={(value) => useArbor.getState().setPlotMetric(value)}
         />
         <Segmented
           testId="plot-stack-by"
           value={stackBy}
-          options={[['agent', 'By agent'], ['profile', 'By profile']]}
+          options={[
+            ['agent', 'By agent'],
+            ['profile', 'By profile'],
+          ]}
           onChange={(value) => useArbor.getState().setStackBy(value)}
         />
         <ul className="usage-plot__bands" data-testid="plot-bands">
@@ -159,7 +174,17 @@ function drawMarker(u: uPlot, marker: number | null): void {
   u.ctx.fillRect(at - ratio, u.bbox.top, 2 * ratio, u.bbox.height)
 }
 
-function Segmented<T extends string>({ value, options, onChange, testId }: { value: T; options: Array<[T, string]>; onChange(value: T): void; testId: string }) {
+function Segmented<T extends string>({
+  value,
+  options,
+  onChange,
+  testId,
+}: {
+  value: T
+  options: Array<[T, string]>
+  onChange(value: T): void
+  testId: string
+}) {
   return (
     <div className="segmented" data-testid={testId}>
       {options.map(([option, label]) => (

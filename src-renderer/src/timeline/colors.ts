@@ -20,7 +20,17 @@ export const barName: Record<BarKind, string> = {
 }
 
 export const lifelineColor = (status: string): string =>
-  status === 'running' ? '#3b82f6' : status === 'completed' ? '#22c55e' : status === 'waiting' ? '#5b6472' : status === 'partial' ? '#14b8a6' : status === 'cancelled' ? '#6b7280' : '#ef4444'
+  status === 'running'
+    ? '#3b82f6'
+    : status === 'completed'
+      ? '#22c55e'
+      : status === 'waiting'
+        ? '#5b6472'
+        : status === 'partial'
+          ? '#14b8a6'
+          : status === 'cancelled'
+            ? '#6b7280'
+            : '#ef4444'
 
 /** Bands of the usage plot, bottom first; opaque, because each band is painted over the one above it. */
 export const bandColors = ['#6e79e0', '#22a06b', '#d97706', '#0ea5b7', '#c0508a', '#8b5cf6', '#84a83b', '#5b6472']

@@ -36,7 +36,11 @@ export class GanttChart {
   private patterns = new Map<string, CanvasPattern | null>()
   private pressedAt: { x: number; y: number } | null = null
 
-  constructor(host: HTMLElement, size: { width: number; height: number }, private readonly callbacks: GanttCallbacks) {
+  constructor(
+    host: HTMLElement,
+    size: { width: number; height: number },
+    private readonly callbacks: GanttCallbacks,
+  ) {
     const options: uPlot.Options = {
       ...size,
       padding: [0, 12, 0, chartPadLeft],
@@ -56,7 +60,14 @@ export class GanttChart {
         setCursor: [(u) => this.onCursor(u)],
       },
     }
-    this.plot = new uPlot(options, [[0, 1], [null, null]], host)
+    this.plot = new uPlot(
+      options,
+      [
+        [0, 1],
+        [null, null],
+      ],
+      host,
+    )
     attachWheelZoom(this.plot, () => this.currentRange(), callbacks.extent, callbacks.onRange)
     const over = this.plot.over
     over.addEventListener('mousedown', (event) => (this.pressedAt = { x: event.clientX, y: event.clientY }))
@@ -78,7 +89,13 @@ export class GanttChart {
   setRange(range: TimeRange): void {
     const current = this.currentRange()
     if (Math.abs(current.min - range.min) < 1e-9 && Math.abs(current.max - range.max) < 1e-9) return
-    this.plot.setData([[range.min, range.max], [null, null]], false)
+    this.plot.setData(
+      [
+        [range.min, range.max],
+        [null, null],
+      ],
+      false,
+    )
     this.plot.setScale('x', range)
   }
 

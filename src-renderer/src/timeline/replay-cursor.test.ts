@@ -21,13 +21,26 @@ function bigJob(): TraceEvent[] {
       events.push(event('tool.call', id, { call_id: `${id}-${step}`, name: 'read_file' }, { parent_id: 'root', depth: 1 }))
       events.push(event('llm.call', id, { usage, cost_usd: 0.001, duration_ms: 10 }, { parent_id: 'root', depth: 1 }))
     }
-    events.push(event('agent.end', id, { status: 'completed', terminal_reason: 'completed', usage, cost_usd: 0.016, steps: 16 }, { parent_id: 'root', depth: 1 }))
+    events.push(
+      event(
+        'agent.end',
+        id,
+        { status: 'completed', terminal_reason: 'completed', usage, cost_usd: 0.016, steps: 16 },
+        { parent_id: 'root', depth: 1 },
+      ),
+    )
   }
   return events
 }
 
 /** What the graph reads of a tree (the `structure` counter only has to change, not match). */
-const drawn = (tree: TreeState) => ({ agents: tree.agents, order: tree.order, children: tree.children, subtree: tree.subtree, lastSeq: tree.lastSeq })
+const drawn = (tree: TreeState) => ({
+  agents: tree.agents,
+  order: tree.order,
+  children: tree.children,
+  subtree: tree.subtree,
+  lastSeq: tree.lastSeq,
+})
 const fresh = (events: TraceEvent[], count: number) => drawn(applyTreeEvents(emptyTree('job-1'), events.slice(0, count)))
 
 describe('replay cursor', () => {

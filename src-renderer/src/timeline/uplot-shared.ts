@@ -16,12 +16,7 @@ export const xAxis = (): uPlot.Axis => ({
  * Wheel zooms about the pointer; shift-wheel (or a sideways trackpad swipe) pans. Both stay inside
  * the job and go through `onRange`, so the Gantt and the plot move together.
  */
-export function attachWheelZoom(
-  plot: uPlot,
-  range: () => TimeRange,
-  extent: () => TimeRange,
-  onRange: (range: TimeRange) => void,
-): void {
+export function attachWheelZoom(plot: uPlot, range: () => TimeRange, extent: () => TimeRange, onRange: (range: TimeRange) => void): void {
   plot.over.addEventListener(
     'wheel',
     (event) => {

@@ -4,7 +4,13 @@ import { emptyTimeline, foldTimeline, type Timeline } from '../../../src-main/co
 import { eventFactory } from '../test-support/events'
 import { maxBands, otherKey, usageStacks } from './usage-stacks'
 
-const usage = (input: number, output: number) => ({ input_tokens: input, output_tokens: output, cache_read_tokens: 0, cache_write_tokens: 0, reasoning_tokens: 0 })
+const usage = (input: number, output: number) => ({
+  input_tokens: input,
+  output_tokens: output,
+  cache_read_tokens: 0,
+  cache_write_tokens: 0,
+  reasoning_tokens: 0,
+})
 
 /** A root and children of two profiles; each child makes model calls of `tokens` each (the factory's clock: one second per event). */
 function timelineOf(children: Array<{ id: string; profile: string; tokens: number[] }>): { timeline: Timeline; start: number } {
@@ -14,9 +20,18 @@ function timelineOf(children: Array<{ id: string; profile: string; tokens: numbe
     event('agent.start', 'root', { label: 'root', profile: 'general' }),
     event('llm.call', 'root', { model: 'm', usage: usage(90, 10), cost_usd: 0.5, duration_ms: 100 }),
   ]
-  for (const child of children) events.push(event('agent.start', child.id, { label: `L-${child.id}`, profile: child.profile }, { parent_id: 'root', depth: 1 }))
+  for (const child of children)
+    events.push(event('agent.start', child.id, { label: `L-${child.id}`, profile: child.profile }, { parent_id: 'root', depth: 1 }))
   for (const child of children) {
-    for (const tokens of child.tokens) events.push(event('llm.call', child.id, { model: 'm', usage: usage(tokens, 0), cost_usd: null, duration_ms: 100 }, { parent_id: 'root', depth: 1 }))
+    for (const tokens of child.tokens)
+      events.push(
+        event(
+          'llm.call',
+          child.id,
+          { model: 'm', usage: usage(tokens, 0), cost_usd: null, duration_ms: 100 },
+          { parent_id: 'root', depth: 1 },
+        ),
+      )
   }
   const timeline = emptyTimeline()
   foldTimeline(timeline, events)

@@ -42,7 +42,12 @@ export function usageStacks(timeline: Timeline, stackBy: StackBy, metric: UsageM
 
   const xs: number[] = []
   const running = keys.map(() => 0)
-  const stacks: UsageStack[] = keys.map((key) => ({ key, label: labelOf(timeline, stackBy, key, ranked.length - kept.length), own: [], top: [] }))
+  const stacks: UsageStack[] = keys.map((key) => ({
+    key,
+    label: labelOf(timeline, stackBy, key, ranked.length - kept.length),
+    own: [],
+    top: [],
+  }))
   for (const point of points) {
     running[bandOf.get(groupOf(point.agent_id)) ?? other]! += valueOf(point)
     xs.push((point.ms - startMs) / 1000)

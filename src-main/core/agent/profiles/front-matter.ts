@@ -22,7 +22,14 @@ export function parseFrontMatter(text: string): FrontMatter {
   }
   if (data === null || data === undefined) return { ok: false, message: 'the front matter is empty (name and description are required)' }
   if (typeof data !== 'object' || Array.isArray(data)) return { ok: false, message: 'the front matter must be a YAML mapping of fields' }
-  return { ok: true, data: data as Record<string, unknown>, body: lines.slice(close + 1).join('\n').trim() }
+  return {
+    ok: true,
+    data: data as Record<string, unknown>,
+    body: lines
+      .slice(close + 1)
+      .join('\n')
+      .trim(),
+  }
 }
 
 function yamlErrorMessage(error: unknown, lineOffset: number): string {

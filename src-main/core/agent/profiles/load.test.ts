@@ -70,7 +70,7 @@ describe('loadProfiles', () => {
     })
   })
 
-  it("loads a Claude Code agent: tool names mapped, others ignored with a warning, inherit as main", async () => {
+  it('loads a Claude Code agent: tool names mapped, others ignored with a warning, inherit as main', async () => {
     await write('.claude/agents/code-reviewer.md', claudeReviewer)
     const loaded = loadProfiles(project)
     expect(loaded.errors).toEqual([])
@@ -106,15 +106,31 @@ describe('loadProfiles', () => {
     const loaded = loadProfiles(project)
     expect(Object.keys(loaded.profiles)).toEqual(['general', 'explore', 'worker', 'code-reviewer', 'reviewer'])
     expect(loaded.errors).toEqual([
-      { file: '.claude/agents/delegator.md', field: 'tools', message: 'lists "task" but the profile may not delegate (set can_delegate: true, or remove task)' },
+      {
+        file: '.claude/agents/delegator.md',
+        field: 'tools',
+        message: 'lists "task" but the profile may not delegate (set can_delegate: true, or remove task)',
+      },
       { file: '.arbor/agents/bad-yaml.md', field: 'front matter', message: expect.stringMatching(/^invalid YAML at line [34]: /) },
       { file: '.arbor/agents/empty.md', field: 'body', message: 'the system prompt (the Markdown after the front matter) is empty' },
       { file: '.arbor/agents/no-description.md', field: 'description', message: 'is required' },
-      { file: '.arbor/agents/plain.md', field: 'front matter', message: 'the file must start with a "---" line opening the YAML front matter' },
+      {
+        file: '.arbor/agents/plain.md',
+        field: 'front matter',
+        message: 'the file must start with a "---" line opening the YAML front matter',
+      },
       { file: '.arbor/agents/steps.md', field: 'max_steps', message: 'must be a positive integer' },
       { file: '.arbor/agents/steps.md', field: 'can_delegate', message: 'must be true or false' },
-      { file: '.arbor/agents/teleporter.md', field: 'tools', message: expect.stringMatching(/^unknown tool "teleport"; known tools: read_file, /) },
-      { file: '.arbor/agents/writer.md', field: 'tools', message: 'is read-only (its result contract is explore) but lists the writing tool "write_file"' },
+      {
+        file: '.arbor/agents/teleporter.md',
+        field: 'tools',
+        message: expect.stringMatching(/^unknown tool "teleport"; known tools: read_file, /),
+      },
+      {
+        file: '.arbor/agents/writer.md',
+        field: 'tools',
+        message: 'is read-only (its result contract is explore) but lists the writing tool "write_file"',
+      },
     ])
   })
 
@@ -156,6 +172,8 @@ describe('readProfileFile', () => {
     expect(claude).toMatchObject({ profile: { model: 'light' }, warnings: ['model "haiku" is read as the light model'] })
     const arbor = readProfileFile('---\nname: quick\ndescription: d\nmodel: gpt-4o-mini\nresult_contract: text\n---\nQuick.\n', 'arbor')
     expect(arbor.profile?.model).toBe('gpt-4o-mini')
-    expect(arbor.warnings).toEqual([expect.stringMatching(/^unknown field "result_contract" ignored; the fields are name, description, tools, /)])
+    expect(arbor.warnings).toEqual([
+      expect.stringMatching(/^unknown field "result_contract" ignored; the fields are name, description, tools, /),
+    ])
   })
 })

@@ -82,7 +82,8 @@ function markdownFiles(path: string, dir: string, errors: ProfileLoadError[]): s
       .sort()
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
-    if (code !== 'ENOENT' && code !== 'ENOTDIR') errors.push({ file: dir, field: 'file', message: `cannot be listed: ${(error as Error).message}` })
+    if (code !== 'ENOENT' && code !== 'ENOTDIR')
+      errors.push({ file: dir, field: 'file', message: `cannot be listed: ${(error as Error).message}` })
     return []
   }
 }

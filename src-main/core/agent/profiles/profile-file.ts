@@ -1,5 +1,13 @@
 import { z } from 'zod'
-import { builtinProfiles, knownTools, profileProblems, readOnlyTools, validateProfile, type Profile, type ProfileProblem } from '../profiles'
+import {
+  builtinProfiles,
+  knownTools,
+  profileProblems,
+  readOnlyTools,
+  validateProfile,
+  type Profile,
+  type ProfileProblem,
+} from '../profiles'
 import { parseFrontMatter } from './front-matter'
 import { mapToolNames, type ProfileSource } from './tool-names'
 
@@ -11,7 +19,9 @@ export interface ProfileFile {
   warnings: string[]
 }
 
-const required = (what: string) => ({ error: (issue: { input?: unknown }) => (issue.input === undefined ? 'is required' : `must be ${what}`) })
+const required = (what: string) => ({
+  error: (issue: { input?: unknown }) => (issue.input === undefined ? 'is required' : `must be ${what}`),
+})
 const count = (what: string) => z.number(required(what)).int(`must be ${what}`).positive(`must be ${what}`)
 const budget = count('a positive integer or null').nullable().optional()
 

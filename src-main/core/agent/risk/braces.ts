@@ -51,7 +51,10 @@ function expandPiece(piece: Piece, budget: { left: number }): Piece[] | null {
     const suffix = slice(close + 1, text.length)
     const results: Piece[] = []
     for (const alternative of alternatives) {
-      const expanded = expandPiece({ text: prefix.text + alternative.text + suffix.text, marks: prefix.marks + alternative.marks + suffix.marks }, budget)
+      const expanded = expandPiece(
+        { text: prefix.text + alternative.text + suffix.text, marks: prefix.marks + alternative.marks + suffix.marks },
+        budget,
+      )
       if (!expanded) return null
       results.push(...expanded)
       if (results.length > budget.left) return null
@@ -78,7 +81,11 @@ function sequence(inner: Piece): Piece[] | null {
   const values: Piece[] = []
   for (let k = 0; k < count; k++) {
     const value = start + (end >= start ? k * step : -k * step)
-    const text = numeric ? (width ? `${value < 0 ? '-' : ''}${String(Math.abs(value)).padStart(width - (value < 0 ? 1 : 0), '0')}` : String(value)) : String.fromCharCode(value)
+    const text = numeric
+      ? width
+        ? `${value < 0 ? '-' : ''}${String(Math.abs(value)).padStart(width - (value < 0 ? 1 : 0), '0')}`
+        : String(value)
+      : String.fromCharCode(value)
     values.push({ text, marks: 'l'.repeat(text.length) })
   }
   return values

@@ -123,9 +123,45 @@ const shells = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'ash', 'fish
 const interpreters = /^(python[0-9.]*|pypy[0-9.]*|perl|ruby|node|nodejs|php|lua|bun|deno)$/
 /** Commands that only read: what xargs, parallel and `find -exec` may run on names they read. */
 const readOnly = new Set([
-  'cat', 'head', 'tail', 'wc', 'grep', 'egrep', 'fgrep', 'rg', 'ls', 'stat', 'file', 'du', 'echo', 'printf', 'basename', 'dirname',
-  'realpath', 'readlink', 'md5sum', 'sha1sum', 'sha256sum', 'sha512sum', 'b2sum', 'cksum', 'sort', 'uniq', 'cut', 'nl', 'od', 'xxd',
-  'hexdump', 'strings', 'diff', 'cmp', 'test', '[', 'true', 'false', 'jq',
+  'cat',
+  'head',
+  'tail',
+  'wc',
+  'grep',
+  'egrep',
+  'fgrep',
+  'rg',
+  'ls',
+  'stat',
+  'file',
+  'du',
+  'echo',
+  'printf',
+  'basename',
+  'dirname',
+  'realpath',
+  'readlink',
+  'md5sum',
+  'sha1sum',
+  'sha256sum',
+  'sha512sum',
+  'b2sum',
+  'cksum',
+  'sort',
+  'uniq',
+  'cut',
+  'nl',
+  'od',
+  'xxd',
+  'hexdump',
+  'strings',
+  'diff',
+  'cmp',
+  'test',
+  '[',
+  'true',
+  'false',
+  'jq',
 ])
 /** Commands that run their command elsewhere, out of this shell's reach. */
 const runsElsewhere: Record<string, string> = {
@@ -136,11 +172,24 @@ const runsElsewhere: Record<string, string> = {
   screen: 'runs commands in a terminal multiplexer, which may be outside this sandbox (screen)',
 }
 /** Variables that make any command load or run other code. */
-const codeVariables = /^(LD_[A-Z_]+|DYLD_[A-Z_]+|BASH_ENV|ENV|PS4|PROMPT_COMMAND|SHELLOPTS|BASHOPTS|GIT_CONFIG(_[A-Z0-9_]+)?|GIT_DIR|GIT_WORK_TREE|GIT_EXEC_PATH|GIT_TEMPLATE_DIR)$/
+const codeVariables =
+  /^(LD_[A-Z_]+|DYLD_[A-Z_]+|BASH_ENV|ENV|PS4|PROMPT_COMMAND|SHELLOPTS|BASHOPTS|GIT_CONFIG(_[A-Z0-9_]+)?|GIT_DIR|GIT_WORK_TREE|GIT_EXEC_PATH|GIT_TEMPLATE_DIR)$/
 /** Variables holding a command line that programs run (git's pager, editor, ssh). */
 const commandVariables = new Set([
-  'GIT_PAGER', 'PAGER', 'MANPAGER', 'GIT_EDITOR', 'GIT_SEQUENCE_EDITOR', 'EDITOR', 'VISUAL', 'GIT_SSH', 'GIT_SSH_COMMAND', 'GIT_ASKPASS',
-  'SSH_ASKPASS', 'SUDO_ASKPASS', 'GIT_PROXY_COMMAND', 'GIT_EXTERNAL_DIFF',
+  'GIT_PAGER',
+  'PAGER',
+  'MANPAGER',
+  'GIT_EDITOR',
+  'GIT_SEQUENCE_EDITOR',
+  'EDITOR',
+  'VISUAL',
+  'GIT_SSH',
+  'GIT_SSH_COMMAND',
+  'GIT_ASKPASS',
+  'SSH_ASKPASS',
+  'SUDO_ASKPASS',
+  'GIT_PROXY_COMMAND',
+  'GIT_EXTERNAL_DIFF',
 ])
 const declarers = new Set(['export', 'declare', 'typeset', 'local', 'readonly'])
 
@@ -232,7 +281,8 @@ function classifySimpleCommand(command: SimpleCommand, scope: Scope, alone: bool
 function computedName(word: Word): Reason {
   if (word.dynamicAt >= 0) return `the command name is computed when the command runs (${word.source})`
   if (word.globAt >= 0 && word.text !== '[') return `the command name is a glob pattern, expanded when the command runs (${word.source})`
-  if (word.marks.includes('a')) return `the command name is written with ANSI-C quoting, which hides what runs (${word.source} is ${word.text})`
+  if (word.marks.includes('a'))
+    return `the command name is written with ANSI-C quoting, which hides what runs (${word.source} is ${word.text})`
   return null
 }
 
@@ -259,7 +309,11 @@ function classifyCommandWords(words: Word[], redirects: Redirect[], scope: Scope
     const file = args[0]
     return file && file.dynamicAt >= 0 ? `runs a script whose name is known only when the command runs (${name} ${file.source})` : null
   }
-  if (name === 'alias') return firstReason(args.filter((word) => word.text.includes('=')), (word) => classifyLine([sliceWord(word, word.text.indexOf('=') + 1)], 'alias', scope))
+  if (name === 'alias')
+    return firstReason(
+      args.filter((word) => word.text.includes('=')),
+      (word) => classifyLine([sliceWord(word, word.text.indexOf('=') + 1)], 'alias', scope),
+    )
   if (name === 'trap' && args[0] && !args[0].text.startsWith('-')) return classifyLine([args[0]], 'trap', scope)
   if (declarers.has(name)) return firstReason(args.filter(isAssignment), (word) => classifyAssignment(word, scope))
   if (runsElsewhere[name]) return runsElsewhere[name]!
@@ -276,7 +330,13 @@ function classifyCommandWords(words: Word[], redirects: Redirect[], scope: Scope
 
   if (deleters[name]) return `${deleters[name]} (${name})`
   if (name === 'mv') return 'moves files (mv)'
-  if (name === 'dd') return firstReason(args.filter((word) => word.text.startsWith('of=')), (word) => writeOutside(sliceWord(word, 3), scope, 'dd')) ?? 'writes raw data (dd)'
+  if (name === 'dd')
+    return (
+      firstReason(
+        args.filter((word) => word.text.startsWith('of=')),
+        (word) => writeOutside(sliceWord(word, 3), scope, 'dd'),
+      ) ?? 'writes raw data (dd)'
+    )
   if ((name === 'npm' || name === 'pnpm' || name === 'yarn') && packageRunner(args)) return classifyPackageRunner(name, args, scope)
   if (permissionChangers.has(name)) return `changes permissions or ownership (${name})`
   if (diskTools.test(name)) return `formats or partitions a disk (${name}, destructive)`
@@ -351,10 +411,17 @@ function runsStdinAsCode(words: Word[]): boolean {
 /** `sh <(curl …)`, `bash -c "$(curl …)"`, `eval "$(wget -O- …)"`, `source <(curl …)`, `bash < <(curl …)`. */
 function fedDownloadedCode(name: string, args: Word[], redirects: Redirect[]): boolean {
   if (!shells.has(name) && !interpreters.test(name) && name !== 'eval' && name !== 'source' && name !== '.') return false
-  const inputs = [...args, ...redirects.filter((redirect) => (redirect.op === '<' || redirect.op === '<<<') && redirect.target).map((redirect) => redirect.target!)]
+  const inputs = [
+    ...args,
+    ...redirects
+      .filter((redirect) => (redirect.op === '<' || redirect.op === '<<<') && redirect.target)
+      .map((redirect) => redirect.target!),
+  ]
   return inputs.some((word) =>
     word.substitutions.some((inner) =>
-      parseShell(inner).some((node) => node.kind === 'pipeline' && node.commands.some((command) => downloaders.has(commandName(unwrap(command.words).words)))),
+      parseShell(inner).some(
+        (node) => node.kind === 'pipeline' && node.commands.some((command) => downloaders.has(commandName(unwrap(command.words).words))),
+      ),
     ),
   )
 }
@@ -377,7 +444,29 @@ function scriptFile(args: Word[]): Word | null {
 }
 
 function sshRunsCommand(args: string[]): boolean {
-  const valued = new Set(['-b', '-c', '-D', '-E', '-e', '-F', '-I', '-i', '-J', '-L', '-l', '-m', '-O', '-o', '-p', '-Q', '-R', '-S', '-W', '-w', '-B'])
+  const valued = new Set([
+    '-b',
+    '-c',
+    '-D',
+    '-E',
+    '-e',
+    '-F',
+    '-I',
+    '-i',
+    '-J',
+    '-L',
+    '-l',
+    '-m',
+    '-O',
+    '-o',
+    '-p',
+    '-Q',
+    '-R',
+    '-S',
+    '-W',
+    '-w',
+    '-B',
+  ])
   let i = 0
   while (i < args.length && args[i]!.startsWith('-')) i += valued.has(args[i]!) ? 2 : 1
   return args.length > i + 1

@@ -83,7 +83,8 @@ export function configKeyReason(key: Word, via: string): Reason {
   }
   if (harmlessKeys.some((pattern) => pattern.test(name))) return null
   if (name.startsWith('alias.')) return `defines a git alias, which can run any command (${via} ${key.text})`
-  if (name.startsWith('core.')) return `sets git core configuration, which can run commands (core.pager, core.sshCommand, core.fsmonitor, core.hooksPath) (${via} ${key.text})`
+  if (name.startsWith('core.'))
+    return `sets git core configuration, which can run commands (core.pager, core.sshCommand, core.fsmonitor, core.hooksPath) (${via} ${key.text})`
   return `sets git configuration that may run commands or change what git reads and writes (${via} ${key.text})`
 }
 
@@ -98,7 +99,8 @@ export function classifyGit(args: Word[], judge: GitJudge): Reason {
       const reason = args[i + 1] ? configKeyReason(args[i + 1]!, 'git -c') : null
       if (reason) return reason
     }
-    if (text === '--config-env' || text.startsWith('--config-env=')) return `sets git configuration from an environment variable (git ${text})`
+    if (text === '--config-env' || text.startsWith('--config-env='))
+      return `sets git configuration from an environment variable (git ${text})`
     if (text.startsWith('--exec-path=')) return `runs git's helper programs from another folder (git ${text})`
     // Another repository's config and hooks can run commands; another work tree is written by checkout and reset.
     const folderFlag = ['--git-dir', '--work-tree'].find((flag) => text === flag || text.startsWith(`${flag}=`))
@@ -117,7 +119,8 @@ export function classifyGit(args: Word[], judge: GitJudge): Reason {
   if (riskySubcommands[sub]) return riskySubcommands[sub]!
   const restWords = args.slice(i + 1)
   const rest = restWords.map((word) => word.text)
-  const has = (...flags: string[]): boolean => rest.some((arg) => flags.includes(arg) || flags.some((flag) => flag.startsWith('--') && arg.startsWith(`${flag}=`)))
+  const has = (...flags: string[]): boolean =>
+    rest.some((arg) => flags.includes(arg) || flags.some((flag) => flag.startsWith('--') && arg.startsWith(`${flag}=`)))
   const hasShort = (letter: string): boolean => rest.some((arg) => /^-[a-zA-Z]+$/.test(arg) && arg.includes(letter))
   /** The values of an option: `--opt VALUE`, `--opt=VALUE`, or `-o VALUE` for a short one. */
   const values = (...flags: string[]): Word[] =>
@@ -141,34 +144,65 @@ export function classifyGit(args: Word[], judge: GitJudge): Reason {
       if (has('--delete') || hasShort('d') || rest.some((arg) => arg.startsWith(':') && arg.length > 1)) {
         return 'pushes with git, deleting a remote branch (git push --delete)'
       }
-      const forced = has('--force', '--force-with-lease', '--force-if-includes', '--mirror') || hasShort('f') || rest.some((arg) => arg.startsWith('+') && arg.length > 1)
+      const forced =
+        has('--force', '--force-with-lease', '--force-if-includes', '--mirror') ||
+        hasShort('f') ||
+        rest.some((arg) => arg.startsWith('+') && arg.length > 1)
       return forced ? 'force-pushes with git (git push --force)' : 'pushes with git (git push)'
     }
     case 'fetch':
     case 'pull':
     case 'ls-remote':
     case 'archive':
-      if (has('--upload-pack', '--exec') || (sub === 'ls-remote' && rest.includes('-u'))) return `runs a command given on the command line as the remote's git (git ${sub} --upload-pack)`
+      if (has('--upload-pack', '--exec') || (sub === 'ls-remote' && rest.includes('-u')))
+        return `runs a command given on the command line as the remote's git (git ${sub} --upload-pack)`
       return sub === 'archive' ? writes('git archive -o', '-o', '--output') : null
     case 'clone': {
-      if (has('--upload-pack') || rest.includes('-u')) return 'runs a command given on the command line as the remote\'s git (git clone --upload-pack)'
+      if (has('--upload-pack') || rest.includes('-u'))
+        return "runs a command given on the command line as the remote's git (git clone --upload-pack)"
       if (has('--template')) return 'installs hooks from a template folder, which run during the clone (git clone --template)'
       const config = firstReason(values('-c', '--config'), (word) => configKeyReason(word, 'git clone -c'))
       if (config) return config
-      const positional = positionals(restWords, ['-c', '--config', '-b', '--branch', '-o', '--origin', '--depth', '--reference', '--separate-git-dir', '-j', '--jobs', '--filter'])
+      const positional = positionals(restWords, [
+        '-c',
+        '--config',
+        '-b',
+        '--branch',
+        '-o',
+        '--origin',
+        '--depth',
+        '--reference',
+        '--separate-git-dir',
+        '-j',
+        '--jobs',
+        '--filter',
+      ])
       return positional.length >= 2 ? judge.write(positional[1]!, 'git clone') : null
     }
     case 'init': {
       if (has('--template')) return 'installs hooks from a template folder (git init --template)'
-      const folder = positionals(restWords, ['--separate-git-dir', '-b', '--initial-branch', '--object-format', '--ref-format', '--shared'])[0]
+      const folder = positionals(restWords, [
+        '--separate-git-dir',
+        '-b',
+        '--initial-branch',
+        '--object-format',
+        '--ref-format',
+        '--shared',
+      ])[0]
       return (folder ? judge.write(folder, 'git init') : null) ?? writes('git init --separate-git-dir', '--separate-git-dir')
     }
     case 'config':
       return classifyConfig(restWords, judge)
     case 'worktree':
-      return rest[0] === 'add' ? firstReason(positionals(restWords.slice(1), ['-b', '-B', '--reason', '--orphan']).slice(0, 1), (word) => judge.write(word, 'git worktree add')) : null
+      return rest[0] === 'add'
+        ? firstReason(positionals(restWords.slice(1), ['-b', '-B', '--reason', '--orphan']).slice(0, 1), (word) =>
+            judge.write(word, 'git worktree add'),
+          )
+        : null
     case 'bundle':
-      return rest[0] === 'create' && restWords[1] ? judge.write(restWords.find((word, index) => index > 0 && !word.text.startsWith('-')) ?? restWords[1], 'git bundle create') : null
+      return rest[0] === 'create' && restWords[1]
+        ? judge.write(restWords.find((word, index) => index > 0 && !word.text.startsWith('-')) ?? restWords[1], 'git bundle create')
+        : null
     case 'submodule':
       return rest.includes('foreach') ? 'runs a command in every submodule (git submodule foreach)' : null
     case 'hook':
@@ -181,7 +215,9 @@ export function classifyGit(args: Word[], judge: GitJudge): Reason {
     case 'mergetool':
       return has('-x', '--extcmd') ? `runs a command given on the command line on each file (git ${sub} --extcmd)` : null
     case 'grep':
-      return has('-O', '--open-files-in-pager') || rest.some((arg) => arg.startsWith('-O') && arg.length > 2) ? 'opens the files in a program given on the command line (git grep -O)' : null
+      return has('-O', '--open-files-in-pager') || rest.some((arg) => arg.startsWith('-O') && arg.length > 2)
+        ? 'opens the files in a program given on the command line (git grep -O)'
+        : null
     case 'log':
     case 'show':
     case 'diff':
@@ -218,7 +254,9 @@ export function classifyGit(args: Word[], judge: GitJudge): Reason {
     case 'gc':
       return rest.some((arg) => /^--prune=(now|all)$/.test(arg)) ? 'deletes unreachable commits (git gc --prune=now)' : null
     case 'reflog':
-      return rest[0] === 'expire' || rest[0] === 'delete' ? `deletes reflog entries, the way back to lost commits (git reflog ${rest[0]})` : null
+      return rest[0] === 'expire' || rest[0] === 'delete'
+        ? `deletes reflog entries, the way back to lost commits (git reflog ${rest[0]})`
+        : null
     default:
       return null
   }
@@ -238,21 +276,39 @@ function positionals(words: Word[], valued: string[]): Word[] {
 }
 
 /** Options of git config that only read. */
-const configReads = new Set(['--get', '--get-all', '--get-regexp', '--get-urlmatch', '--get-color', '--get-colorbool', '-l', '--list', 'get', 'list'])
+const configReads = new Set([
+  '--get',
+  '--get-all',
+  '--get-regexp',
+  '--get-urlmatch',
+  '--get-color',
+  '--get-colorbool',
+  '-l',
+  '--list',
+  'get',
+  'list',
+])
 
 /** `git config`: setting a key is judged by the key; writing outside the repository or opening an editor is risky. */
 function classifyConfig(words: Word[], judge: GitJudge): Reason {
   const text = words.map((word) => word.text)
   if (text.some((arg) => configReads.has(arg))) return null
-  if (text.some((arg) => arg === '-e' || arg === '--edit' || arg === 'edit')) return 'opens git configuration in an editor (git config --edit)'
-  const file = words.find((_, index) => index > 0 && ['-f', '--file'].includes(text[index - 1]!)) ?? words.filter((word) => word.text.startsWith('--file=')).map((word) => sliceWord(word, '--file='.length))[0]
-  const keys = positionals(words, ['-f', '--file', '--blob', '--type', '--default', '--comment', '--value']).filter((word) => !['set', 'unset', 'rename-section', 'remove-section'].includes(word.text))
+  if (text.some((arg) => arg === '-e' || arg === '--edit' || arg === 'edit'))
+    return 'opens git configuration in an editor (git config --edit)'
+  const file =
+    words.find((_, index) => index > 0 && ['-f', '--file'].includes(text[index - 1]!)) ??
+    words.filter((word) => word.text.startsWith('--file=')).map((word) => sliceWord(word, '--file='.length))[0]
+  const keys = positionals(words, ['-f', '--file', '--blob', '--type', '--default', '--comment', '--value']).filter(
+    (word) => !['set', 'unset', 'rename-section', 'remove-section'].includes(word.text),
+  )
   if (keys.length === 0) return null
   const removes = text.some((arg) => ['--unset', '--unset-all', '--remove-section', 'unset', 'remove-section'].includes(arg))
   const setting = !removes && (keys.length >= 2 || text.some((arg) => ['--add', '--replace-all', 'set'].includes(arg)))
-  if (text.some((arg) => arg === '--rename-section' || arg === 'rename-section')) return 'renames a git configuration section (git config --rename-section)'
+  if (text.some((arg) => arg === '--rename-section' || arg === 'rename-section'))
+    return 'renames a git configuration section (git config --rename-section)'
   if (!setting && !removes) return null
-  if (text.includes('--global') || text.includes('--system')) return `writes git configuration outside the project (git config ${text.includes('--global') ? '--global' : '--system'})`
+  if (text.includes('--global') || text.includes('--system'))
+    return `writes git configuration outside the project (git config ${text.includes('--global') ? '--global' : '--system'})`
   if (file) {
     const reason = judge.write(file, 'git config --file')
     if (reason) return reason

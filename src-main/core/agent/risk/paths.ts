@@ -78,7 +78,9 @@ export function locate(word: Word, scope: Scope, globs: GlobRule = 'refuse'): Lo
   if (folderPlace === 'outside' || folderPlace === 'device') return { place: folderPlace }
   if (dynamicAt >= 0) return unknown('a path known only when the command runs')
   if (globs === 'refuse' || text.indexOf('/', globAt) >= 0) return unknown('files a glob picks when the command runs')
-  return folderPlace === 'unknown' ? unknown('a path relative to a working folder known only when the command runs') : { place: folderPlace }
+  return folderPlace === 'unknown'
+    ? unknown('a path relative to a working folder known only when the command runs')
+    : { place: folderPlace }
 }
 
 /** Where a literal path points (see locate). */
@@ -90,7 +92,11 @@ function placeOf(path: string, scope: Scope): Place {
   if (absolute.startsWith('/dev/') && !streams.test(absolute)) return 'device'
   const real = realPathOf(absolute)
   if (isInside(scope.project, real)) {
-    return relative(scope.project, real).split(sep).some((name) => name.toLowerCase() === '.git') ? 'git' : 'inside'
+    return relative(scope.project, real)
+      .split(sep)
+      .some((name) => name.toLowerCase() === '.git')
+      ? 'git'
+      : 'inside'
   }
   if (scope.temporary.some((folder) => isInside(folder, real))) return 'temporary'
   return 'outside'
@@ -134,4 +140,3 @@ export function isInside(root: string, path: string): boolean {
   const fromRoot = relative(root, path)
   return fromRoot === '' || (fromRoot !== '..' && !fromRoot.startsWith(`..${sep}`) && !isAbsolute(fromRoot))
 }
-

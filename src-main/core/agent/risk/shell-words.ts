@@ -153,7 +153,10 @@ class Lexer {
     const end = /(^|[ \t\n])\]\](?=$|[ \t\n;&|)])/.exec(this.s.slice(start + 2))
     const close = end ? start + 2 + end.index + end[0].length : this.s.length
     this.i = close
-    this.tokens.push({ kind: 'word', word: makeWord('[[…]]', 'lllll', substitutionsIn(this.s.slice(start + 2, close - 2)), this.s.slice(start, close)) })
+    this.tokens.push({
+      kind: 'word',
+      word: makeWord('[[…]]', 'lllll', substitutionsIn(this.s.slice(start + 2, close - 2)), this.s.slice(start, close)),
+    })
   }
 
   private readRedirect(fd: string | null): void {
@@ -378,12 +381,32 @@ class Lexer {
 
 /** The command and process substitutions in a piece of text that is not run as commands (arithmetic, `[[ … ]]`). */
 function substitutionsIn(text: string): string[] {
-  return new Lexer(text).run().flatMap((token) =>
-    token.kind === 'word' ? token.word.substitutions : token.kind === 'redirect' && token.redirect.target ? token.redirect.target.substitutions : [],
-  )
+  return new Lexer(text)
+    .run()
+    .flatMap((token) =>
+      token.kind === 'word'
+        ? token.word.substitutions
+        : token.kind === 'redirect' && token.redirect.target
+          ? token.redirect.target.substitutions
+          : [],
+    )
 }
 
-const simpleEscapes: Record<string, string> = { a: '\x07', b: '\b', e: '\x1b', E: '\x1b', f: '\f', n: '\n', r: '\r', t: '\t', v: '\v', '\\': '\\', "'": "'", '"': '"', '?': '?' }
+const simpleEscapes: Record<string, string> = {
+  a: '\x07',
+  b: '\b',
+  e: '\x1b',
+  E: '\x1b',
+  f: '\f',
+  n: '\n',
+  r: '\r',
+  t: '\t',
+  v: '\v',
+  '\\': '\\',
+  "'": "'",
+  '"': '"',
+  '?': '?',
+}
 
 /** `$'…'` from just after its opening quote, decoded as bash does: the text and the index after the closing quote. */
 function ansiC(s: string, from: number): { text: string; end: number } {

@@ -43,4 +43,5 @@ export function makeWord(text: string, marks: string, substitutions: string[], s
 }
 
 /** The word from character `start` on (an option's value glued to it: `-oFILE`, `--output=FILE`). */
-export const sliceWord = (word: Word, start: number): Word => makeWord(word.text.slice(start), word.marks.slice(start), word.substitutions, word.source)
+export const sliceWord = (word: Word, start: number): Word =>
+  makeWord(word.text.slice(start), word.marks.slice(start), word.substitutions, word.source)

@@ -52,12 +52,64 @@ const wrappers: Record<string, Wrapper> = {
   'dbus-run-session': { valued: ['--config-file', '--dbus-daemon'] },
   // xargs's -i, -e and -l take a value only when glued (-i{}), so they are not listed.
   xargs: {
-    valued: ['-I', '-n', '-P', '-d', '-E', '-L', '-s', '-a', '--arg-file', '--delimiter', '--max-args', '--max-procs', '--max-lines', '--max-chars', '--process-slot-var'],
+    valued: [
+      '-I',
+      '-n',
+      '-P',
+      '-d',
+      '-E',
+      '-L',
+      '-s',
+      '-a',
+      '--arg-file',
+      '--delimiter',
+      '--max-args',
+      '--max-procs',
+      '--max-lines',
+      '--max-chars',
+      '--process-slot-var',
+    ],
   },
-  parallel: { valued: ['-j', '-S', '-a', '-d', '-I', '--jobs', '--sshlogin', '--arg-file', '--delimiter', '--delay', '--timeout', '--joblog', '--results', '--colsep', '--tmpdir', '--workdir'] },
+  parallel: {
+    valued: [
+      '-j',
+      '-S',
+      '-a',
+      '-d',
+      '-I',
+      '--jobs',
+      '--sshlogin',
+      '--arg-file',
+      '--delimiter',
+      '--delay',
+      '--timeout',
+      '--joblog',
+      '--results',
+      '--colsep',
+      '--tmpdir',
+      '--workdir',
+    ],
+  },
   watch: { valued: ['-n', '--interval', '-q', '--equexit'] },
   flock: { valued: ['-w', '--timeout', '-E', '--conflict-exit-code'] },
-  script: { valued: ['-c', '--command', '-E', '--echo', '-I', '--log-in', '-O', '--log-out', '-B', '--log-io', '-T', '--log-timing', '-m', '--logging-format'] },
+  script: {
+    valued: [
+      '-c',
+      '--command',
+      '-E',
+      '--echo',
+      '-I',
+      '--log-in',
+      '-O',
+      '--log-out',
+      '-B',
+      '--log-io',
+      '-T',
+      '--log-timing',
+      '-m',
+      '--logging-format',
+    ],
+  },
 }
 const asOtherUser = new Set(['sudo', 'su', 'doas', 'pkexec', 'run0', 'sudoedit'])
 const otherUserValued = ['-u', '-g', '-C', '-D', '-h', '-p', '-r', '-t', '-U', '-T', '--user', '--group']
@@ -75,7 +127,16 @@ export const commandName = (words: Word[]): string => (words[0] ? basename(words
 
 /** Removes what comes before the real command: assignments, reserved words and wrappers (see Unwrapped). */
 export function unwrap(input: Word[]): Unwrapped {
-  const result: Unwrapped = { words: input, assignments: [], otherUser: null, perInput: null, script: null, chdir: null, writes: [], reason: null }
+  const result: Unwrapped = {
+    words: input,
+    assignments: [],
+    otherUser: null,
+    perInput: null,
+    script: null,
+    chdir: null,
+    writes: [],
+    reason: null,
+  }
   let words = input
   for (let guard = 0; guard < 20 && words.length > 0; guard++) {
     const first = words[0]!
@@ -166,7 +227,8 @@ function optionsOf(words: Word[], valued: string[]): Options {
   return {
     rest: words.slice(i),
     flagWords: flags.map((flag) => flag.text),
-    has: (...names) => flags.some((flag) => names.includes(flag.text) || names.some((name) => name.startsWith('--') && flag.text.startsWith(`${name}=`))),
+    has: (...names) =>
+      flags.some((flag) => names.includes(flag.text) || names.some((name) => name.startsWith('--') && flag.text.startsWith(`${name}=`))),
     values: (names) => words.slice(0, i).filter((_, index) => index > 0 && names.includes(words[index - 1]!.text)),
   }
 }

@@ -12,7 +12,9 @@ export function classifyWriter(name: string, args: Word[], scope: Scope): Reason
   switch (name) {
     case 'touch':
     case 'mkdir':
-      return firstReason(positionals(args, new Set(['-m', '-d', '-t', '-r', '--mode', '--date', '--reference'])), (word) => writeOutside(word, scope, name, 'last-component'))
+      return firstReason(positionals(args, new Set(['-m', '-d', '-t', '-r', '--mode', '--date', '--reference'])), (word) =>
+        writeOutside(word, scope, name, 'last-component'),
+      )
     case 'tee':
       return firstReason(positionals(args, new Set()), (word) => writeOutside(word, scope, name))
     case 'cp':
@@ -25,7 +27,14 @@ export function classifyWriter(name: string, args: Word[], scope: Scope): Reason
       if (name === 'install' && text.some((arg) => arg === '-d' || arg === '--directory')) {
         return firstReason(files, (word) => writeOutside(word, scope, name))
       }
-      const target = targetFlag >= 0 ? args[targetFlag + 1] : attached ? sliceWord(attached, '--target-directory='.length) : files.length >= 2 ? files.at(-1) : undefined
+      const target =
+        targetFlag >= 0
+          ? args[targetFlag + 1]
+          : attached
+            ? sliceWord(attached, '--target-directory='.length)
+            : files.length >= 2
+              ? files.at(-1)
+              : undefined
       if (!target) return null
       const outside = writeOutside(target, scope, name)
       if (outside) return outside
@@ -36,8 +45,27 @@ export function classifyWriter(name: string, args: Word[], scope: Scope): Reason
     }
     case 'rsync':
     case 'scp': {
-      if (name === 'rsync' && text.some((arg) => arg.startsWith('--delete') || arg === '--remove-source-files')) return 'deletes files (rsync --delete)'
-      const files = positionals(args, new Set(['-e', '-i', '-P', '-o', '-F', '-J', '-l', '--rsh', '--exclude', '--include', '--filter', '--exclude-from', '--include-from', '--files-from']))
+      if (name === 'rsync' && text.some((arg) => arg.startsWith('--delete') || arg === '--remove-source-files'))
+        return 'deletes files (rsync --delete)'
+      const files = positionals(
+        args,
+        new Set([
+          '-e',
+          '-i',
+          '-P',
+          '-o',
+          '-F',
+          '-J',
+          '-l',
+          '--rsh',
+          '--exclude',
+          '--include',
+          '--filter',
+          '--exclude-from',
+          '--include-from',
+          '--files-from',
+        ]),
+      )
       const target = files.length >= 2 ? files.at(-1)! : undefined
       if (!target) return null
       if (/^[^/]*:/.test(target.text)) return `writes outside the project (${name} to another machine)`
@@ -46,10 +74,15 @@ export function classifyWriter(name: string, args: Word[], scope: Scope): Reason
     case 'sed':
     case 'perl':
       if (!text.some((arg) => arg.startsWith('--in-place') || /^-[a-zA-Z]*i/.test(arg))) return null
-      return firstReason(positionals(args, new Set(['-e', '-f', '-l', '--expression', '--file'])), (word) => writeOutside(word, scope, `${name} -i`, 'last-component'))
+      return firstReason(positionals(args, new Set(['-e', '-f', '-l', '--expression', '--file'])), (word) =>
+        writeOutside(word, scope, `${name} -i`, 'last-component'),
+      )
     case 'curl':
     case 'wget': {
-      const valued = name === 'curl' ? ['-o', '--output', '--output-dir'] : ['-O', '--output-document', '-P', '--directory-prefix', '-o', '--output-file', '-a', '--append-output']
+      const valued =
+        name === 'curl'
+          ? ['-o', '--output', '--output-dir']
+          : ['-O', '--output-document', '-P', '--directory-prefix', '-o', '--output-file', '-a', '--append-output']
       return firstReason(optionValues(args, valued), (word) => (word.text === '-' ? null : writeOutside(word, scope, name)))
     }
     case 'tar': {
@@ -60,7 +93,9 @@ export function classifyWriter(name: string, args: Word[], scope: Scope): Reason
       if (!creating) return null
       // The archive: -f FILE, --file=FILE, or the word after a bundled `cf`/`-czf`.
       const bundled = /^-?[a-zA-Z]*f$/.test(mode) ? args[text.indexOf(mode) + 1] : undefined
-      return firstReason([...optionValues(args, ['-f', '--file']), ...(bundled ? [bundled] : [])], (word) => (word.text === '-' ? null : writeOutside(word, scope, 'tar -f')))
+      return firstReason([...optionValues(args, ['-f', '--file']), ...(bundled ? [bundled] : [])], (word) =>
+        word.text === '-' ? null : writeOutside(word, scope, 'tar -f'),
+      )
     }
     case 'unzip':
       return firstReason(optionValues(args, ['-d']), (word) => writeOutside(word, scope, 'unzip -d'))
@@ -70,7 +105,9 @@ export function classifyWriter(name: string, args: Word[], scope: Scope): Reason
 }
 
 export function classifyRedirect(redirect: Redirect, scope: Scope): Reason {
-  const writes = ['>', '>>', '>|', '&>', '&>>', '<>'].includes(redirect.op) || (redirect.op === '>&' && !!redirect.target && !/^(\d+|-)$/.test(redirect.target.text))
+  const writes =
+    ['>', '>>', '>|', '&>', '&>>', '<>'].includes(redirect.op) ||
+    (redirect.op === '>&' && !!redirect.target && !/^(\d+|-)$/.test(redirect.target.text))
   if (!writes || !redirect.target) return null
   return writeOutside(redirect.target, scope, redirect.op)
 }

@@ -9,7 +9,11 @@ import { maxToolOutputCharacters } from './truncate'
 import { ToolError, type CutOutput, type Tool, type ToolContext } from './types'
 
 /** The bash tool's work (bash.ts), loaded on its first command. */
-export async function runBash(args: { command: string; timeout_ms?: number }, context: ToolContext, options: BashToolOptions): Promise<CutOutput> {
+export async function runBash(
+  args: { command: string; timeout_ms?: number },
+  context: ToolContext,
+  options: BashToolOptions,
+): Promise<CutOutput> {
   const policy = context.sandbox ?? defaultSandboxPolicy
   const env = commandEnvironment()
   // Before asking for approval: a command that cannot run is not worth the user's decision.
@@ -29,18 +33,23 @@ export async function runBash(args: { command: string; timeout_ms?: number }, co
       onProcessGroup: context.trackProcess,
     })
   } catch (error) {
-    if (!existsSync(context.projectDir)) throw new ToolError(`the command could not start: the project folder ${context.projectDir} does not exist`)
+    if (!existsSync(context.projectDir))
+      throw new ToolError(`the command could not start: the project folder ${context.projectDir} does not exist`)
     throw new ToolError(`the command could not start: ${error instanceof Error ? error.message : String(error)}`)
   }
   const note = sandbox && !policy.network && showsConnectionFailure(result.output) ? `${networkOffNote}\n` : ''
   const body = result.output.endsWith('\n') ? result.output.slice(0, -1) : result.output
-  return { output: `${approval}${status(result, timeoutMs)}\n${note}${body === '' && result.cut === 0 ? '(no output)' : body}`, cut: result.cut }
+  return {
+    output: `${approval}${status(result, timeoutMs)}\n${note}${body === '' && result.cut === 0 ? '(no output)' : body}`,
+    cut: result.cut,
+  }
 }
 
 /** The sandbox this command runs in, or a ToolError saying why none can start and what fixes it. */
 async function openSandbox(policy: SandboxPolicy, projectDir: string, env: NodeJS.ProcessEnv, options: BashToolOptions): Promise<Sandbox> {
   const availability = await detectSandbox(options.detect)
-  if (!availability.available) throw new ToolError(`the command was not run: commands run in an OS sandbox, and none can start here: ${availability.reason}`)
+  if (!availability.available)
+    throw new ToolError(`the command was not run: commands run in an OS sandbox, and none can start here: ${availability.reason}`)
   if (!existsSync(projectDir)) throw new ToolError(`the command could not start: the project folder ${projectDir} does not exist`)
   return availability.create(sandboxSettings(policy, projectDir, { homes: options.homes, env }))
 }
@@ -50,7 +59,8 @@ async function approve(command: string, context: Parameters<Tool['execute']>[1])
   const verdict = classifyCommand(command, context.projectDir)
   if (!verdict.risky) return ''
   const reason = verdict.reason ?? 'risky'
-  if (!context.requestApproval) throw new ToolError(`the command is risky (${reason}) and this agent cannot ask for approval; it was not run`)
+  if (!context.requestApproval)
+    throw new ToolError(`the command is risky (${reason}) and this agent cannot ask for approval; it was not run`)
   let outcome
   try {
     outcome = await context.requestApproval({ tool: 'bash', command, reason })
@@ -64,7 +74,8 @@ async function approve(command: string, context: Parameters<Tool['execute']>[1])
 
 function status(result: CommandResult, timeoutMs: number): string {
   const leftovers = result.stoppedLeftovers ? ' (background processes it left running were stopped)' : ''
-  if (result.timedOut) return `timed out after ${groupDigits(timeoutMs)} ms: the command and its child processes were stopped; output so far:`
+  if (result.timedOut)
+    return `timed out after ${groupDigits(timeoutMs)} ms: the command and its child processes were stopped; output so far:`
   if (result.aborted) return 'stopped: the agent was stopped; the command and its child processes were stopped; output so far:'
   if (result.exitSignal) return `killed by ${result.exitSignal}${leftovers}`
   return `exit code: ${result.exitCode}${leftovers}`

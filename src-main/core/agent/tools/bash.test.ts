@@ -69,7 +69,10 @@ describe('bash', () => {
   it.skipIf(process.platform !== 'linux')('runs in the OS sandbox by default: the rest of the file system is read-only', async () => {
     // Approved when the risk rules flag it: an approval does not take a command out of the sandbox.
     const approve = async (): Promise<ApprovalOutcome> => ({ decision: 'approved', by: 'user' })
-    const result = await bash({ command: 'exec 2>&1; target=/usr/arbor-sandbox-$$; touch "$target"; echo "exit=$?"' }, { requestApproval: approve })
+    const result = await bash(
+      { command: 'exec 2>&1; target=/usr/arbor-sandbox-$$; touch "$target"; echo "exit=$?"' },
+      { requestApproval: approve },
+    )
     expect(result.output).toMatch(/Read-only file system\nexit=1$/)
   })
 })
@@ -150,12 +153,15 @@ describe('bash: processes that leave the process group', () => {
     expect(await waitUntilNoneWith(marker)).toEqual([])
   })
 
-  it.skipIf(process.platform !== 'linux')('in the sandbox, a setsid grandchild left running at the end is stopped and reported', async () => {
-    const marker = sleepMarker()
-    const result = await bash({ command: escapee(marker) }, { sandbox: sandboxed })
-    expect(result.output).toBe('exit code: 0 (background processes it left running were stopped)\nstarted')
-    expect(await waitUntilNoneWith(marker)).toEqual([])
-  })
+  it.skipIf(process.platform !== 'linux')(
+    'in the sandbox, a setsid grandchild left running at the end is stopped and reported',
+    async () => {
+      const marker = sleepMarker()
+      const result = await bash({ command: escapee(marker) }, { sandbox: sandboxed })
+      expect(result.output).toBe('exit code: 0 (background processes it left running were stopped)\nstarted')
+      expect(await waitUntilNoneWith(marker)).toEqual([])
+    },
+  )
 
   it('without the sandbox, a setsid grandchild escapes (the limit of running without it)', async () => {
     const marker = sleepMarker()
@@ -203,7 +209,9 @@ describe('bash: risky commands and approvals', () => {
   it('asks for approval before a risky command, and runs it when approved', async () => {
     const { link, sent } = supervisor(() => 'approved')
     const result = await bash({ command: 'rm doomed.txt && echo removed' }, { requestApproval: (request) => link.requestApproval(request) })
-    expect(sent).toEqual([{ type: 'approval', approval_id: 'approval_1', tool: 'bash', command: 'rm doomed.txt && echo removed', reason: 'deletes files (rm)' }])
+    expect(sent).toEqual([
+      { type: 'approval', approval_id: 'approval_1', tool: 'bash', command: 'rm doomed.txt && echo removed', reason: 'deletes files (rm)' },
+    ])
     expect(result).toMatchObject({ ok: true, output: '[risky: deletes files (rm); approved by the supervisor]\nexit code: 0\nremoved' })
     expect(existsSync(join(project, 'doomed.txt'))).toBe(false)
   })
@@ -220,7 +228,10 @@ describe('bash: risky commands and approvals', () => {
       },
     )
     expect(asked).toEqual([{ tool: 'bash', command: 'rm doomed.txt', reason: 'deletes files (rm)' }])
-    expect(result).toMatchObject({ ok: false, output: 'Error: the command was denied by auto_deny (risky: deletes files (rm)); it was not run' })
+    expect(result).toMatchObject({
+      ok: false,
+      output: 'Error: the command was denied by auto_deny (risky: deletes files (rm)); it was not run',
+    })
     expect(existsSync(join(project, 'doomed.txt'))).toBe(true)
   })
 
@@ -228,31 +239,45 @@ describe('bash: risky commands and approvals', () => {
     const { link, sent } = supervisor(() => 'denied')
     const result = await bash({ command: 'chmod 000 doomed.txt' }, { requestApproval: (request) => link.requestApproval(request) })
     expect(sent).toHaveLength(1)
-    expect(result.output).toBe('Error: the command was denied by the supervisor (risky: changes permissions or ownership (chmod)); it was not run')
+    expect(result.output).toBe(
+      'Error: the command was denied by the supervisor (risky: changes permissions or ownership (chmod)); it was not run',
+    )
     expect(readFileSync(join(project, 'doomed.txt'), 'utf8')).toBe('x')
   })
 
   it('asks nothing for a command that is not risky', async () => {
     const { link, sent } = supervisor(() => 'denied')
-    const result = await bash({ command: 'echo hi > notes.txt && cat notes.txt' }, { requestApproval: (request) => link.requestApproval(request) })
+    const result = await bash(
+      { command: 'echo hi > notes.txt && cat notes.txt' },
+      { requestApproval: (request) => link.requestApproval(request) },
+    )
     expect(result.output).toBe('exit code: 0\nhi')
     expect(sent).toEqual([])
   })
 
   it('refuses a risky command when the agent cannot ask for approval', async () => {
     const result = await bash({ command: 'rm doomed.txt' })
-    expect(result).toMatchObject({ ok: false, output: expect.stringMatching(/risky \(deletes files \(rm\)\) and this agent cannot ask for approval; it was not run/) })
+    expect(result).toMatchObject({
+      ok: false,
+      output: expect.stringMatching(/risky \(deletes files \(rm\)\) and this agent cannot ask for approval; it was not run/),
+    })
     expect(existsSync(join(project, 'doomed.txt'))).toBe(true)
   })
 
   it('does not run the command when the agent is stopped while waiting for approval', async () => {
     const { link, sent } = supervisor(() => undefined)
     const stop = new AbortController()
-    const running = bash({ command: 'rm doomed.txt' }, { signal: stop.signal, requestApproval: (request) => link.requestApproval(request, stop.signal) })
+    const running = bash(
+      { command: 'rm doomed.txt' },
+      { signal: stop.signal, requestApproval: (request) => link.requestApproval(request, stop.signal) },
+    )
     await new Promise((resolve) => setTimeout(resolve, 20))
     expect(sent.map((message) => message.type)).toEqual(['approval'])
     stop.abort('killed')
-    expect(await running).toMatchObject({ ok: false, output: 'Error: the command was not run: the agent was stopped while waiting for approval' })
+    expect(await running).toMatchObject({
+      ok: false,
+      output: 'Error: the command was not run: the agent was stopped while waiting for approval',
+    })
     expect(existsSync(join(project, 'doomed.txt'))).toBe(true)
   })
 })
@@ -263,7 +288,11 @@ describe('SupervisorLink.requestApproval', () => {
   it('keeps several approvals pending and settles each by its id', async () => {
     const sent: ToSupervisor[] = []
     let next = 0
-    const link = new SupervisorLink((message) => void sent.push(message), fixedClock, () => `approval_${++next}`)
+    const link = new SupervisorLink(
+      (message) => void sent.push(message),
+      fixedClock,
+      () => `approval_${++next}`,
+    )
     const first = link.requestApproval(request('rm a'))
     const second = link.requestApproval(request('rm b'))
     expect(sent.map((message) => message.type === 'approval' && [message.approval_id, message.command])).toEqual([
@@ -278,13 +307,21 @@ describe('SupervisorLink.requestApproval', () => {
 
   it('rejects on abort, and reports a result for an approval nobody asked for', async () => {
     const sent: ToSupervisor[] = []
-    const link = new SupervisorLink((message) => void sent.push(message), fixedClock, () => 'approval_x')
+    const link = new SupervisorLink(
+      (message) => void sent.push(message),
+      fixedClock,
+      () => 'approval_x',
+    )
     const stop = new AbortController()
     const pending = link.requestApproval(request('rm a'), stop.signal)
     stop.abort()
     await expect(pending).rejects.toThrow('the agent was stopped while waiting for approval')
     link.receive({ type: 'approval_result', approval_id: 'approval_x', decision: 'approved' })
-    expect(sent.at(-1)).toMatchObject({ type: 'event', event_type: 'error', data: { message: 'approval_result for unknown approval approval_x' } })
+    expect(sent.at(-1)).toMatchObject({
+      type: 'event',
+      event_type: 'error',
+      data: { message: 'approval_result for unknown approval approval_x' },
+    })
     const already = new AbortController()
     already.abort()
     await expect(link.requestApproval(request('rm b'), already.signal)).rejects.toThrow(/stopped/)

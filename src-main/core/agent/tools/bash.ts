@@ -39,7 +39,7 @@ export function createBashTool(options: BashToolOptions = {}): Tool<typeof param
   return defineTool({
     name: 'bash',
     description:
-      "Run a bash command in the project folder and get its exit code and output (stdout and stderr together, cut at 50,000 characters). No terminal or stdin: use non-interactive flags. Default timeout 120 s (timeout_ms, at most 600,000). Background processes are stopped when the command ends. Commands run in a sandbox unless the job turned it off: only the project folder and a private /tmp are writable, credentials (~/.ssh, cloud and registry tokens) are hidden, and there is no network unless the job allows it. Risky commands (deleting, moving, sudo, git push, chmod, writing outside the project, piping a download into a shell) wait for approval and may be denied.",
+      'Run a bash command in the project folder and get its exit code and output (stdout and stderr together, cut at 50,000 characters). No terminal or stdin: use non-interactive flags. Default timeout 120 s (timeout_ms, at most 600,000). Background processes are stopped when the command ends. Commands run in a sandbox unless the job turned it off: only the project folder and a private /tmp are writable, credentials (~/.ssh, cloud and registry tokens) are hidden, and there is no network unless the job allows it. Risky commands (deleting, moving, sudo, git push, chmod, writing outside the project, piping a download into a shell) wait for approval and may be denied.',
     parameters,
     async execute(args, context): Promise<CutOutput> {
       // The risk classifier, the sandbox and the command runner are loaded on the first command,

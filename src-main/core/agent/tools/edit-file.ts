@@ -10,7 +10,9 @@ const parameters = z.object({
   old_string: z
     .string()
     .min(1)
-    .describe('The exact text to replace, including whitespace and indentation. It must occur exactly once in the file: include enough surrounding lines to make it unique.'),
+    .describe(
+      'The exact text to replace, including whitespace and indentation. It must occur exactly once in the file: include enough surrounding lines to make it unique.',
+    ),
   new_string: z.string().describe('The text to put in its place.'),
 })
 
@@ -39,9 +41,11 @@ export const editFileTool = defineTool({
 async function edit(file: ProjectFile, args: z.output<typeof parameters>): Promise<string> {
   const { relative } = file
   if (args.old_string === args.new_string) throw new ToolError('old_string and new_string are the same; nothing to change')
-  if (file.info.size > maxEditBytes) throw new ToolError(`${args.path} is ${file.info.size} bytes; files over ${maxEditBytes} bytes are not edited`)
+  if (file.info.size > maxEditBytes)
+    throw new ToolError(`${args.path} is ${file.info.size} bytes; files over ${maxEditBytes} bytes are not edited`)
   const content = await readUpTo(file.handle, maxEditBytes, file.info.size)
-  if (content.length > maxEditBytes) throw new ToolError(`${args.path} is now over ${maxEditBytes} bytes; files over ${maxEditBytes} bytes are not edited`)
+  if (content.length > maxEditBytes)
+    throw new ToolError(`${args.path} is now over ${maxEditBytes} bytes; files over ${maxEditBytes} bytes are not edited`)
   if (content.subarray(0, 8192).includes(0)) throw new ToolError(`${args.path} looks like a binary file`)
   const text = content.toString('utf8')
   let oldString = args.old_string
@@ -60,7 +64,9 @@ async function edit(file: ProjectFile, args: z.output<typeof parameters>): Promi
   if (at.count === 0) throw new ToolError(`old_string was not found in ${relative} (0 matches); read the file and copy the text exactly`)
   if (at.count > 1) {
     const lines = at.first.map((index) => lineOf(text, index)).join(', ')
-    throw new ToolError(`old_string matches ${at.count} times in ${relative} (at lines ${lines}${at.count > at.first.length ? ', …' : ''}); include more surrounding text so it matches exactly once`)
+    throw new ToolError(
+      `old_string matches ${at.count} times in ${relative} (at lines ${lines}${at.count > at.first.length ? ', …' : ''}); include more surrounding text so it matches exactly once`,
+    )
   }
   const index = at.first[0]!
   // Slices, not String.replace: "$&" and friends in new_string stay as written.

@@ -39,7 +39,8 @@ export interface ProjectFile {
  * `afterCheck` runs after the path check, before anything is opened; `beforeOpen` after the
  * file's folder is open and the file was looked at, just before it is opened. Unset outside tests.
  */
-export const projectFileTestHooks: { afterCheck?: (absolute: string) => Promise<void>; beforeOpen?: (absolute: string) => Promise<void> } = {}
+export const projectFileTestHooks: { afterCheck?: (absolute: string) => Promise<void>; beforeOpen?: (absolute: string) => Promise<void> } =
+  {}
 
 const throughDescriptors = process.platform === 'linux' && existsSync('/proc/self/fd')
 /** Windows opens no folder as a file: there the path is opened whole (its folders made by mkdir) and checked after the open. */
@@ -61,7 +62,8 @@ interface Folder {
 const errorCode = (error: unknown): string | undefined => (error as NodeJS.ErrnoException | undefined)?.code
 
 /** The path naming `name` in an open folder: through its descriptor where possible. */
-const entryPath = (folder: Folder, name: string): string => (throughDescriptors && folder.handle ? `/proc/self/fd/${folder.handle.fd}/${name}` : join(folder.path, name))
+const entryPath = (folder: Folder, name: string): string =>
+  throughDescriptors && folder.handle ? `/proc/self/fd/${folder.handle.fd}/${name}` : join(folder.path, name)
 
 /** A path inside `.git`: git runs hooks and reads config (pagers, fsmonitor, aliases) from there, also when the user runs git later. */
 const insideGitFolder = (relative: string): boolean => relative.split(sep).some((name) => name.toLowerCase() === '.git')
@@ -70,7 +72,9 @@ const insideGitFolder = (relative: string): boolean => relative.split(sep).some(
 export async function openProjectFile(projectDir: string, input: string, intent: FileIntent): Promise<ProjectFile> {
   const { root, absolute, relative } = await resolveProjectPath(projectDir, input)
   if (intent !== 'read' && insideGitFolder(relative)) {
-    throw new ToolError(`${input}: files inside .git are not written by this tool (git runs hooks and reads its config from there); use git commands`)
+    throw new ToolError(
+      `${input}: files inside .git are not written by this tool (git runs hooks and reads its config from there); use git commands`,
+    )
   }
   await projectFileTestHooks.afterCheck?.(absolute)
   const entry: Entry = { root, absolute, relative, input, intent }
@@ -117,7 +121,10 @@ async function openFolder(parent: Folder, name: string, input: string, create: b
 
 function folderError(error: unknown, name: string, input: string): unknown {
   const code = errorCode(error)
-  if (code === 'ELOOP' || code === 'ENOTDIR') return new ToolError(`${input}: ${name} changed after the path was checked (it is now a symbolic link or not a folder); nothing was opened`)
+  if (code === 'ELOOP' || code === 'ENOTDIR')
+    return new ToolError(
+      `${input}: ${name} changed after the path was checked (it is now a symbolic link or not a folder); nothing was opened`,
+    )
   return describeFileError(error, input) ?? error
 }
 
@@ -137,7 +144,8 @@ async function openEntry(folder: Folder, name: string, entry: Entry): Promise<Pr
     throw describeFileError(error, input) ?? error
   })
   if (before) {
-    if (before.isSymbolicLink()) throw new ToolError(`${input}: ${name} became a symbolic link after the path was checked; nothing was opened`)
+    if (before.isSymbolicLink())
+      throw new ToolError(`${input}: ${name} became a symbolic link after the path was checked; nothing was opened`)
     refuseSpecialFile(before, input)
     if (intent !== 'read' && before.isDirectory()) throw new ToolError(`${input} is a directory`)
     if (intent !== 'read') refuseHardLinks(before, input)
@@ -153,7 +161,8 @@ async function openEntry(folder: Folder, name: string, entry: Entry): Promise<Pr
   }
   try {
     const info = await handle.stat()
-    if (before && (info.dev !== before.dev || info.ino !== before.ino)) throw new ToolError(`${input} was replaced by another file while it was being opened; nothing was changed`)
+    if (before && (info.dev !== before.dev || info.ino !== before.ino))
+      throw new ToolError(`${input} was replaced by another file while it was being opened; nothing was changed`)
     refuseSpecialFile(info, input)
     if (intent !== 'read') refuseHardLinks(info, input)
     await refuseOutside(handle, info, join(folder.path, name), entry)
@@ -208,9 +217,11 @@ async function refuseOutside(handle: FileHandle, info: Stats, path: string, entr
   } else {
     real = await realpath(path)
     const now = await lstat(real)
-    if (now.dev !== info.dev || now.ino !== info.ino) throw new ToolError(`${entry.input} was replaced by another file while it was being opened; nothing was changed`)
+    if (now.dev !== info.dev || now.ino !== info.ino)
+      throw new ToolError(`${entry.input} was replaced by another file while it was being opened; nothing was changed`)
   }
-  if (!isInside(entry.root, real)) throw new ToolError(`${entry.input}: the file is now outside the project (${entry.root}); nothing was changed`)
+  if (!isInside(entry.root, real))
+    throw new ToolError(`${entry.input}: the file is now outside the project (${entry.root}); nothing was changed`)
 }
 
 /** Whether an open file's real path is inside `root` (false when it cannot be told). For files found by walking a folder. */
@@ -246,7 +257,7 @@ export async function readUpTo(handle: FileHandle, limit: number, size: number):
 export async function replaceContent(handle: FileHandle, content: string): Promise<void> {
   const bytes = Buffer.from(content, 'utf8')
   await handle.truncate(0)
-  for (let offset = 0; offset < bytes.length; ) {
+  for (let offset = 0; offset < bytes.length;) {
     const { bytesWritten } = await handle.write(bytes, offset, bytes.length - offset, offset)
     offset += bytesWritten
   }

@@ -20,7 +20,10 @@ afterEach(() => {
 
 const run = (name: string, args: unknown) => {
   const context: ToolContext = { projectDir: project, callId: 'c1', spawn: async () => ({ ok: false, error: 'none' }) }
-  return new Toolset(builtinTools, ['read_file', 'write_file', 'edit_file', 'search']).run({ id: 'c1', name, arguments: JSON.stringify(args) }, context)
+  return new Toolset(builtinTools, ['read_file', 'write_file', 'edit_file', 'search']).run(
+    { id: 'c1', name, arguments: JSON.stringify(args) },
+    context,
+  )
 }
 
 const unix = process.platform !== 'win32'
@@ -33,7 +36,10 @@ describe.runIf(unix)('files that are not regular files', () => {
       const result = await run(tool, { path: 'pipe', content: 'x', old_string: 'a', new_string: 'b' })
       expect(result, tool).toMatchObject({ ok: false, output: 'Error: pipe is a FIFO (named pipe), not a regular file; it is not opened' })
     }
-    expect(await run('search', { pattern: 'x', path: 'pipe' })).toMatchObject({ ok: false, output: expect.stringMatching(/pipe is a FIFO/) })
+    expect(await run('search', { pattern: 'x', path: 'pipe' })).toMatchObject({
+      ok: false,
+      output: expect.stringMatching(/pipe is a FIFO/),
+    })
   })
 
   it('refuses a FIFO swapped in after the path check', async () => {
@@ -42,7 +48,10 @@ describe.runIf(unix)('files that are not regular files', () => {
       execFileSync('rm', [join(project, 'notes.txt')])
       execFileSync('mkfifo', [join(project, 'notes.txt')])
     }
-    expect(await run('read_file', { path: 'notes.txt' })).toMatchObject({ ok: false, output: expect.stringMatching(/notes\.txt is a FIFO/) })
+    expect(await run('read_file', { path: 'notes.txt' })).toMatchObject({
+      ok: false,
+      output: expect.stringMatching(/notes\.txt is a FIFO/),
+    })
   })
 
   describe('a unix socket', () => {
@@ -56,8 +65,14 @@ describe.runIf(unix)('files that are not regular files', () => {
     })
 
     it('is refused', async () => {
-      expect(await run('read_file', { path: 'agent.sock' })).toMatchObject({ ok: false, output: 'Error: agent.sock is a socket, not a regular file; it is not opened' })
-      expect(await run('write_file', { path: 'agent.sock', content: 'x' })).toMatchObject({ ok: false, output: expect.stringMatching(/is a socket/) })
+      expect(await run('read_file', { path: 'agent.sock' })).toMatchObject({
+        ok: false,
+        output: 'Error: agent.sock is a socket, not a regular file; it is not opened',
+      })
+      expect(await run('write_file', { path: 'agent.sock', content: 'x' })).toMatchObject({
+        ok: false,
+        output: expect.stringMatching(/is a socket/),
+      })
     })
   })
 
@@ -73,7 +88,9 @@ describe.runIf(unix)('files that are not regular files', () => {
 
   it('refuses a device by its type, also where the path check lets it through', async () => {
     // A project folder of /dev: the path is inside, so only the type check stands between it and an endless read.
-    await expect(openProjectFile('/dev', 'zero', 'read')).rejects.toThrow('zero is a character device, not a regular file; it is not opened')
+    await expect(openProjectFile('/dev', 'zero', 'read')).rejects.toThrow(
+      'zero is a character device, not a regular file; it is not opened',
+    )
     await expect(openProjectFile('/dev', 'urandom', 'read')).rejects.toThrow(/is a character device/)
     await expect(openProjectFile('/dev', 'null', 'write')).rejects.toThrow(/is a character device/)
   })

@@ -39,7 +39,8 @@ async function readText(projectDir: string, shownPath: string): Promise<{ text: 
   const file = await openProjectFile(projectDir, shownPath, 'read')
   try {
     if (file.info.isDirectory()) throw new ToolError(`${shownPath} is a directory; use list_files`)
-    const tooBig = (size: number | string): ToolError => new ToolError(`${shownPath} is ${size} bytes; files over ${maxFileBytes} bytes are not read`)
+    const tooBig = (size: number | string): ToolError =>
+      new ToolError(`${shownPath} is ${size} bytes; files over ${maxFileBytes} bytes are not read`)
     if (file.info.size > maxFileBytes) throw tooBig(file.info.size)
     const content = await readUpTo(file.handle, maxFileBytes, file.info.size)
     if (content.length > maxFileBytes) throw tooBig(`now over ${maxFileBytes}`)

@@ -102,7 +102,16 @@ export function runCommand(options: RunCommandOptions): Promise<CommandResult> {
   const started = Date.now()
   return new Promise((resolve, reject) => {
     if (signal?.aborted) {
-      resolve({ exitCode: null, exitSignal: null, timedOut: false, aborted: true, stoppedLeftovers: false, output: '', cut: 0, durationMs: 0 })
+      resolve({
+        exitCode: null,
+        exitSignal: null,
+        timedOut: false,
+        aborted: true,
+        stoppedLeftovers: false,
+        output: '',
+        cut: 0,
+        durationMs: 0,
+      })
       return
     }
     const shell = findShell()
@@ -217,10 +226,13 @@ export function runCommand(options: RunCommandOptions): Promise<CommandResult> {
         stopGroup()
       }
       // Wait for the pipes to drain; a process that left the group could hold them open for ever.
-      const drain = setTimeout(() => {
-        for (const stream of child.stdio) stream?.destroy()
-        finish()
-      }, stoppedLeftovers || timedOut || aborted ? graceMs + drainMs : drainMs)
+      const drain = setTimeout(
+        () => {
+          for (const stream of child.stdio) stream?.destroy()
+          finish()
+        },
+        stoppedLeftovers || timedOut || aborted ? graceMs + drainMs : drainMs,
+      )
       timers.push(drain)
     })
     child.on('close', finish)

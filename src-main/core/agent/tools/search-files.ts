@@ -8,9 +8,30 @@ import { ToolError, describeFileError, type ToolContext } from './types'
 
 /** Folders not searched below the starting folder: version control, dependencies, build output, caches. */
 export const searchSkippedFolders = new Set([
-  '.git', '.hg', '.svn', 'node_modules', 'bower_components', 'dist', 'out', 'build', 'target', 'coverage',
-  '.venv', 'venv', '__pycache__', '.mypy_cache', '.pytest_cache', '.tox', '.gradle', '.next', '.nuxt', '.turbo',
-  '.cache', '.parcel-cache', '.terraform', '.idea',
+  '.git',
+  '.hg',
+  '.svn',
+  'node_modules',
+  'bower_components',
+  'dist',
+  'out',
+  'build',
+  'target',
+  'coverage',
+  '.venv',
+  'venv',
+  '__pycache__',
+  '.mypy_cache',
+  '.pytest_cache',
+  '.tox',
+  '.gradle',
+  '.next',
+  '.nuxt',
+  '.turbo',
+  '.cache',
+  '.parcel-cache',
+  '.terraform',
+  '.idea',
 ])
 export const maxSearchHits = 200
 /** A hit's line is cut to this many characters. */
@@ -44,7 +65,9 @@ export async function searchProject(args: { pattern: string; path?: string; glob
   if (skipped > 0) notes.push(`[${skipped} file${skipped === 1 ? '' : 's'} over ${maxSearchFileBytes / 1024 / 1024} MB skipped]`)
   if (hits.length === 0) {
     const where = args.glob ? `${relative} (files matching ${args.glob})` : relative
-    return [`No matches for /${args.pattern}/ in ${where}; ${files.length} file${files.length === 1 ? '' : 's'} searched.`, ...notes].join('\n')
+    return [`No matches for /${args.pattern}/ in ${where}; ${files.length} file${files.length === 1 ? '' : 's'} searched.`, ...notes].join(
+      '\n',
+    )
   }
   return [...hits, ...notes].join('\n')
 }
@@ -64,7 +87,9 @@ export function compilePattern(pattern: string, flags = 0): RE2JS {
       return RE2JS.compile(RE2JS.translateRegExp(pattern), flags)
     } catch {
       const reason = error.message.replace(/^error parsing regexp: /, '')
-      throw new ToolError(`invalid regular expression /${pattern}/: ${reason} (search uses RE2 syntax: no backreferences such as \\1, no lookahead or lookbehind)`)
+      throw new ToolError(
+        `invalid regular expression /${pattern}/: ${reason} (search uses RE2 syntax: no backreferences such as \\1, no lookahead or lookbehind)`,
+      )
     }
   }
 }
@@ -100,7 +125,10 @@ export function compileGlob(glob: string): (relativePath: string) => boolean {
       const end = pattern.indexOf(']', i + 2)
       if (end < 0) source += '\\['
       else {
-        source += `[${pattern.slice(i + 1, end).replace(/^!/, '^').replace(/\\/g, '\\\\')}]`
+        source += `[${pattern
+          .slice(i + 1, end)
+          .replace(/^!/, '^')
+          .replace(/\\/g, '\\\\')}]`
         i = end
       }
     } else source += c.replace(/[.+^$(){}|\\/]/g, '\\$&')
@@ -127,7 +155,12 @@ interface FileToSearch {
  * Every file under `folder` in sorted depth-first order, skipping heavy folders and symbolic
  * links. The glob may match the path from the project or from the searched folder.
  */
-async function listFiles(folder: string, prefix: string, matchesGlob: (path: string) => boolean, signal?: AbortSignal): Promise<FileToSearch[]> {
+async function listFiles(
+  folder: string,
+  prefix: string,
+  matchesGlob: (path: string) => boolean,
+  signal?: AbortSignal,
+): Promise<FileToSearch[]> {
   const files: FileToSearch[] = []
   const walk = async (absolute: string, relative: string): Promise<void> => {
     if (signal?.aborted) throw new ToolError('the search was stopped')
@@ -175,7 +208,11 @@ function wholeFileFilter(pattern: string): RE2JS | null {
   }
 }
 
-async function searchFiles(files: FileToSearch[], matcher: Matcher, signal?: AbortSignal): Promise<{ hits: string[]; capped: boolean; skipped: number }> {
+async function searchFiles(
+  files: FileToSearch[],
+  matcher: Matcher,
+  signal?: AbortSignal,
+): Promise<{ hits: string[]; capped: boolean; skipped: number }> {
   const hits: string[] = []
   let skipped = 0
   for (let start = 0; start < files.length; start += concurrency) {

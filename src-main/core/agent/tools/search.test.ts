@@ -57,14 +57,21 @@ describe('search', () => {
   })
 
   it('takes a regular expression, and (?i) for case-insensitive', async () => {
-    expect((await search(project, { pattern: '^export\\s+function\\s+\\w+\\(' })).output).toBe('src/config.ts:1:export function loadConfig() {')
+    expect((await search(project, { pattern: '^export\\s+function\\s+\\w+\\(' })).output).toBe(
+      'src/config.ts:1:export function loadConfig() {',
+    )
     expect((await search(project, { pattern: '(?i)loadconfig', path: 'src/deep' })).output).toBe('src/deep/util.ts:1:const LOADCONFIG = 1')
     expect((await search(project, { pattern: 'run\\.$' })).output).toBe('docs/guide.md:2:Then run.')
   })
 
   it('filters by glob: a file name pattern, **, braces and a folder prefix', async () => {
-    const files = async (glob: string, path?: string) =>
-      [...new Set((await search(project, { pattern: 'loadConfig', glob, ...(path ? { path } : {}) })).output.split('\n').map((hit) => hit.split(':')[0]))]
+    const files = async (glob: string, path?: string) => [
+      ...new Set(
+        (await search(project, { pattern: 'loadConfig', glob, ...(path ? { path } : {}) })).output
+          .split('\n')
+          .map((hit) => hit.split(':')[0]),
+      ),
+    ]
     expect(await files('*.ts')).toEqual(['src/config.ts'])
     expect(await files('**/*.md')).toEqual(['README.md', 'docs/guide.md'])
     expect(await files('src/**/*.{ts,tsx}')).toEqual(['src/app.tsx', 'src/config.ts'])
@@ -74,11 +81,15 @@ describe('search', () => {
 
   it('searches one file when path is a file, and a skipped folder when asked for it', async () => {
     expect((await search(project, { pattern: 'return', path: 'src/config.ts' })).output).toBe('src/config.ts:2:  return {}')
-    expect((await search(project, { pattern: 'loadConfig', path: 'node_modules' })).output).toBe('node_modules/lib/index.js:1:loadConfig in deps')
+    expect((await search(project, { pattern: 'loadConfig', path: 'node_modules' })).output).toBe(
+      'node_modules/lib/index.js:1:loadConfig in deps',
+    )
   })
 
   it('says so when nothing matches', async () => {
-    expect((await search(project, { pattern: 'nothing-like-this' })).output).toMatch(/^No matches for \/nothing-like-this\/ in \.; 6 files searched\.$/)
+    expect((await search(project, { pattern: 'nothing-like-this' })).output).toMatch(
+      /^No matches for \/nothing-like-this\/ in \.; 6 files searched\.$/,
+    )
   })
 
   it('answers an invalid regular expression with an error result', async () => {
@@ -89,7 +100,9 @@ describe('search', () => {
   it('runs the pattern in linear time: a catastrophic-backtracking pattern answers at once', async () => {
     // A backtracking engine takes about 2^40 steps here: the test would hang until vitest's timeout.
     await put(project, { 'redos.txt': `${'a'.repeat(40)}b\n` })
-    expect((await search(project, { pattern: '(a+)+$', path: 'redos.txt' })).output).toBe('No matches for /(a+)+$/ in redos.txt; 1 file searched.')
+    expect((await search(project, { pattern: '(a+)+$', path: 'redos.txt' })).output).toBe(
+      'No matches for /(a+)+$/ in redos.txt; 1 file searched.',
+    )
     expect((await search(project, { pattern: '(a|aa)+b', path: 'redos.txt' })).output).toBe(`redos.txt:1:${'a'.repeat(40)}b`)
     expect((await search(project, { pattern: 'x', glob: `${'*a'.repeat(30)}*b` })).output).toMatch(/^No matches/)
   })
@@ -108,7 +121,9 @@ describe('search', () => {
 
   it('takes JavaScript escapes RE2 lacks, case-insensitive groups and anchors to the whole line', async () => {
     expect((await search(project, { pattern: '\\u006coadConfig\\(\\)$', path: 'src' })).output).toBe('src/app.tsx:2:const c = loadConfig()')
-    expect((await search(project, { pattern: 'const (?i:loadconfig)', path: 'src' })).output).toBe('src/deep/util.ts:1:const LOADCONFIG = 1')
+    expect((await search(project, { pattern: 'const (?i:loadconfig)', path: 'src' })).output).toBe(
+      'src/deep/util.ts:1:const LOADCONFIG = 1',
+    )
     expect((await search(project, { pattern: '\\Afirst', path: 'docs' })).output).toMatch(/^No matches/)
     expect((await search(project, { pattern: '\\ACall', path: 'docs' })).output).toBe('docs/guide.md:1:Call loadConfig first.')
     expect((await search(project, { pattern: 'run\\.\\z' })).output).toBe('docs/guide.md:2:Then run.')
@@ -118,8 +133,14 @@ describe('search', () => {
     await symlink(outside, join(project, 'src', 'escape'))
     await symlink(join(outside, 'secret.ts'), join(project, 'secret-link.ts'))
     expect((await search(project, { pattern: 'outside' })).output).toMatch(/^No matches/)
-    expect(await search(project, { pattern: 'x', path: '../' })).toMatchObject({ ok: false, output: expect.stringMatching(/outside the project/) })
-    expect(await search(project, { pattern: 'x', path: 'secret-link.ts' })).toMatchObject({ ok: false, output: expect.stringMatching(/outside the project/) })
+    expect(await search(project, { pattern: 'x', path: '../' })).toMatchObject({
+      ok: false,
+      output: expect.stringMatching(/outside the project/),
+    })
+    expect(await search(project, { pattern: 'x', path: 'secret-link.ts' })).toMatchObject({
+      ok: false,
+      output: expect.stringMatching(/outside the project/),
+    })
   })
 
   it('skips files over 2 MB and cuts long lines', async () => {

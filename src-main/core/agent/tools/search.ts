@@ -5,7 +5,9 @@ const parameters = z.object({
   pattern: z
     .string()
     .min(1)
-    .describe('A regular expression in RE2 syntax (as in Go and ripgrep: like JavaScript\'s, without backreferences or lookaround) matched against each line, e.g. "function\\\\s+load" (case-sensitive; start with "(?i)" to ignore case).'),
+    .describe(
+      'A regular expression in RE2 syntax (as in Go and ripgrep: like JavaScript\'s, without backreferences or lookaround) matched against each line, e.g. "function\\\\s+load" (case-sensitive; start with "(?i)" to ignore case).',
+    ),
   path: z.string().min(1).optional().describe('File or folder to search, relative to the project folder. Default: the project folder.'),
   glob: z
     .string()

@@ -3,12 +3,9 @@ import { ToolError, defineTool } from './types'
 
 const parameters = z.object({
   description: z.string().min(1).describe('A short label for the subtask (3-7 words).'),
-  prompt: z
-    .string()
-    .min(1)
-    .describe('The complete, self-contained task for the subagent. It sees nothing of your conversation.'),
+  prompt: z.string().min(1).describe('The complete, self-contained task for the subagent. It sees nothing of your conversation.'),
   subagent_type: z.string().min(1).describe('The profile of the subagent, e.g. "explore" or "worker".'),
-  model: z.enum(['main', 'light']).optional().describe('Which model the subagent uses. Default: its profile\'s.'),
+  model: z.enum(['main', 'light']).optional().describe("Which model the subagent uses. Default: its profile's."),
   context: z
     .record(z.string(), z.unknown())
     .optional()

@@ -113,7 +113,9 @@ describe('list_files', () => {
 
   it('caps the number of entries', async () => {
     await mkdir(join(project, 'many'))
-    await Promise.all(Array.from({ length: maxListedEntries + 5 }, (_, i) => writeFile(join(project, 'many', `f${String(i).padStart(4, '0')}`), '')))
+    await Promise.all(
+      Array.from({ length: maxListedEntries + 5 }, (_, i) => writeFile(join(project, 'many', `f${String(i).padStart(4, '0')}`), '')),
+    )
     const output = (await run('list_files', { path: 'many' })).output
     expect(output.split('\n').filter((line) => line.startsWith('many/'))).toHaveLength(maxListedEntries)
     expect(output).toMatch(/listing stopped at 1000 entries/)

@@ -16,7 +16,7 @@ const parameters = z.object({
 export const writeFileTool = defineTool({
   name: 'write_file',
   description:
-    'Create a file, or replace a file\'s whole content, inside the project. Creates missing folders. To change part of an existing file, prefer edit_file.',
+    "Create a file, or replace a file's whole content, inside the project. Creates missing folders. To change part of an existing file, prefer edit_file.",
   parameters,
   async execute(args, context) {
     const file = await openProjectFile(context.projectDir, args.path, 'write')

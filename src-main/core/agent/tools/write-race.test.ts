@@ -30,7 +30,10 @@ afterEach(() => {
 
 const run = (name: string, args: unknown) => {
   const context: ToolContext = { projectDir: project, callId: 'c1', spawn: async () => ({ ok: false, error: 'none' }) }
-  return new Toolset(builtinTools, ['read_file', 'write_file', 'edit_file']).run({ id: 'c1', name, arguments: JSON.stringify(args) }, context)
+  return new Toolset(builtinTools, ['read_file', 'write_file', 'edit_file']).run(
+    { id: 'c1', name, arguments: JSON.stringify(args) },
+    context,
+  )
 }
 
 const writes = [
@@ -51,7 +54,10 @@ describe('a symlink swapped in after the path check', () => {
       await unlink(join(project, 'sub', 'file.txt'))
       await symlink(join(outside, 'file.txt'), join(project, 'sub', 'file.txt'))
     }
-    expect(await run(tool, args)).toMatchObject({ ok: false, output: expect.stringMatching(/file\.txt became a symbolic link after the path was checked/) })
+    expect(await run(tool, args)).toMatchObject({
+      ok: false,
+      output: expect.stringMatching(/file\.txt became a symbolic link after the path was checked/),
+    })
     await expectOutsideUntouched()
   })
 
@@ -78,7 +84,10 @@ describe('a symlink swapped in after the path check', () => {
     projectFileTestHooks.beforeOpen = async () => {
       await symlink(join(outside, 'new.txt'), join(project, 'sub', 'new.txt'))
     }
-    expect(await run('write_file', { path: 'sub/new.txt', content: 'x' })).toMatchObject({ ok: false, output: expect.stringMatching(/appeared while it was being created/) })
+    expect(await run('write_file', { path: 'sub/new.txt', content: 'x' })).toMatchObject({
+      ok: false,
+      output: expect.stringMatching(/appeared while it was being created/),
+    })
     await expectOutsideUntouched()
   })
 
@@ -105,21 +114,27 @@ describe('a symlink swapped in after the path check', () => {
 const pinned = process.platform === 'linux'
 
 describe('a change after the folder was opened', () => {
-  it.each(writes)('%s: the folder is moved aside and a symlink outside takes its name; the write stays in the folder opened', async (tool, args) => {
-    projectFileTestHooks.beforeOpen = async () => {
-      await rename(join(project, 'sub'), join(project, 'moved'))
-      await symlink(outside, join(project, 'sub'))
-    }
-    expect((await run(tool, args)).ok).toBe(pinned)
-    expect(await readFile(join(project, 'moved', 'file.txt'), 'utf8')).toMatch(pinned ? /^(overwritten|inSIDE)\n$/ : /^inside\n$/)
-    await expectOutsideUntouched()
-  })
+  it.each(writes)(
+    '%s: the folder is moved aside and a symlink outside takes its name; the write stays in the folder opened',
+    async (tool, args) => {
+      projectFileTestHooks.beforeOpen = async () => {
+        await rename(join(project, 'sub'), join(project, 'moved'))
+        await symlink(outside, join(project, 'sub'))
+      }
+      expect((await run(tool, args)).ok).toBe(pinned)
+      expect(await readFile(join(project, 'moved', 'file.txt'), 'utf8')).toMatch(pinned ? /^(overwritten|inSIDE)\n$/ : /^inside\n$/)
+      await expectOutsideUntouched()
+    },
+  )
 
   it.each(writes)('%s: the folder is moved out of the project', async (tool, args) => {
     projectFileTestHooks.beforeOpen = async () => {
       await rename(join(project, 'sub'), join(outside, 'sub'))
     }
-    expect(await run(tool, args)).toMatchObject({ ok: false, output: pinned ? expect.stringMatching(/the file is now outside the project/) : expect.any(String) })
+    expect(await run(tool, args)).toMatchObject({
+      ok: false,
+      output: pinned ? expect.stringMatching(/the file is now outside the project/) : expect.any(String),
+    })
     expect(await readFile(join(outside, 'sub', 'file.txt'), 'utf8')).toBe('inside\n')
   })
 
@@ -136,7 +151,10 @@ describe('a change after the folder was opened', () => {
       await unlink(join(project, 'sub', 'file.txt'))
       await link(join(outside, 'file.txt'), join(project, 'sub', 'file.txt'))
     }
-    expect(await run(tool, args)).toMatchObject({ ok: false, output: expect.stringMatching(/was replaced by another file while it was being opened/) })
+    expect(await run(tool, args)).toMatchObject({
+      ok: false,
+      output: expect.stringMatching(/was replaced by another file while it was being opened/),
+    })
     await expectOutsideUntouched()
   })
 
@@ -150,30 +168,38 @@ describe('a change after the folder was opened', () => {
   })
 })
 
-it.runIf(process.platform !== 'win32')('a process swapping the folder for a symlink outside, as fast as it can, never gets a write outside', async () => {
-  // Swaps sub (a folder) and sub (a symlink to outside) in a tight loop, with renames, until stopped.
-  const swapper = spawn(process.execPath, [
-    '-e',
-    `const fs = require('node:fs')
+it.runIf(process.platform !== 'win32')(
+  'a process swapping the folder for a symlink outside, as fast as it can, never gets a write outside',
+  async () => {
+    // Swaps sub (a folder) and sub (a symlink to outside) in a tight loop, with renames, until stopped.
+    const swapper = spawn(
+      process.execPath,
+      [
+        '-e',
+        `const fs = require('node:fs')
      const [sub, aside, outside] = process.argv.slice(1)
      for (;;) {
        try { fs.renameSync(sub, aside); fs.symlinkSync(outside, sub) } catch {}
        try { fs.unlinkSync(sub); fs.renameSync(aside, sub) } catch {}
      }`,
-    join(project, 'sub'),
-    join(project, 'aside'),
-    outside,
-  ], { stdio: 'ignore' })
-  try {
-    const outcomes = new Set<string>()
-    for (let i = 0; i < 300; i++) {
-      const [tool, args] = i % 3 === 0 ? writes[1] : i % 3 === 1 ? writes[0] : (['write_file', { path: `sub/new-${i}.txt`, content: 'x' }] as const)
-      outcomes.add((await run(tool, args)).ok ? 'ok' : 'refused')
+        join(project, 'sub'),
+        join(project, 'aside'),
+        outside,
+      ],
+      { stdio: 'ignore' },
+    )
+    try {
+      const outcomes = new Set<string>()
+      for (let i = 0; i < 300; i++) {
+        const [tool, args] =
+          i % 3 === 0 ? writes[1] : i % 3 === 1 ? writes[0] : (['write_file', { path: `sub/new-${i}.txt`, content: 'x' }] as const)
+        outcomes.add((await run(tool, args)).ok ? 'ok' : 'refused')
+      }
+      console.info(`racing writes: ${[...outcomes].join(', ')}`)
+    } finally {
+      swapper.kill('SIGKILL')
+      await new Promise((resolve) => swapper.once('exit', resolve))
     }
-    console.info(`racing writes: ${[...outcomes].join(', ')}`)
-  } finally {
-    swapper.kill('SIGKILL')
-    await new Promise((resolve) => swapper.once('exit', resolve))
-  }
-  await expectOutsideUntouched()
-})
+    await expectOutsideUntouched()
+  },
+)

@@ -37,7 +37,8 @@ export function usageByMessage(entries: Iterable<Entry>): Map<string, Usage> {
 
 /** Anthropic's counts as Arbor's: input counts every prompt token, cached ones included. */
 function usageOf(raw: Record<string, unknown>): Usage {
-  const count = (key: string): number => (typeof raw[key] === 'number' && Number.isSafeInteger(raw[key]) && (raw[key] as number) > 0 ? (raw[key] as number) : 0)
+  const count = (key: string): number =>
+    typeof raw[key] === 'number' && Number.isSafeInteger(raw[key]) && (raw[key] as number) > 0 ? (raw[key] as number) : 0
   const cacheRead = count('cache_read_input_tokens')
   const cacheWrite = count('cache_creation_input_tokens')
   return {
@@ -147,8 +148,13 @@ class StreamBuilder {
       this.emitted.add(groupKey)
       const group = this.groups.get(groupKey) ?? [entry]
       this.modelCall(message, group)
-      const toolCalls = group.flatMap((line) => toolUses(line).map((block) => ({ id: block.id, name: block.name, arguments: JSON.stringify(block.input) })))
-      const content = group.map((line) => textOf(line.message?.content)).filter((text) => text !== '').join('\n')
+      const toolCalls = group.flatMap((line) =>
+        toolUses(line).map((block) => ({ id: block.id, name: block.name, arguments: JSON.stringify(block.input) })),
+      )
+      const content = group
+        .map((line) => textOf(line.message?.content))
+        .filter((text) => text !== '')
+        .join('\n')
       this.event('message', toolCalls.length > 0 ? { role: 'assistant', content, tool_calls: toolCalls } : { role: 'assistant', content })
     }
     for (const block of toolUses(entry)) {
@@ -206,7 +212,16 @@ class StreamBuilder {
       kind: 'event',
       ts: this.startTs,
       type: 'agent.start',
-      data: { profile, model: this.model, label, task, tools: this.tools, max_steps: null, context_token_budget: null, total_token_budget: null },
+      data: {
+        profile,
+        model: this.model,
+        label,
+        task,
+        tools: this.tools,
+        max_steps: null,
+        context_token_budget: null,
+        total_token_budget: null,
+      },
     }
   }
 
@@ -251,7 +266,10 @@ function groupByMessage(entries: Entry[]): Map<string, Entry[]> {
 
 /** Anthropic's stop_reason as Arbor's finish_reason; early lines of a response have none yet. */
 function finishReason(group: Entry[]): string {
-  const reason = group.map((entry) => entry.message?.stop_reason).filter((value) => value !== null && value !== undefined).at(-1)
+  const reason = group
+    .map((entry) => entry.message?.stop_reason)
+    .filter((value) => value !== null && value !== undefined)
+    .at(-1)
   if (reason === 'tool_use' || (reason === undefined && group.some((entry) => toolUses(entry).length > 0))) return 'tool_calls'
   if (reason === 'max_tokens') return 'length'
   if (reason === 'refusal') return 'content_filter'
@@ -259,7 +277,9 @@ function finishReason(group: Entry[]): string {
 }
 
 const toolUses = (entry: Entry) =>
-  Array.isArray(entry.message?.content) ? entry.message.content.filter((block): block is Extract<ContentBlock, { type: 'tool_use' }> => block.type === 'tool_use') : []
+  Array.isArray(entry.message?.content)
+    ? entry.message.content.filter((block): block is Extract<ContentBlock, { type: 'tool_use' }> => block.type === 'tool_use')
+    : []
 
 const toolResults = (entry: Entry) =>
   Array.isArray(entry.message?.content)

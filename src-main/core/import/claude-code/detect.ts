@@ -37,7 +37,8 @@ export function detectTraceFormat(file: string): TraceFileFormat {
   }
   const type = isRecord(value) ? value.type : undefined
   if (typeof type === 'string' && arborTypes.has(type)) return 'arbor-trace'
-  if (isRecord(value) && (typeof value.sessionId === 'string' || (typeof type === 'string' && claudeCodeTypes.has(type)))) return 'claude-code'
+  if (isRecord(value) && (typeof value.sessionId === 'string' || (typeof type === 'string' && claudeCodeTypes.has(type))))
+    return 'claude-code'
   // What was found, never the text itself: the file may be anything a caller chose.
   const found = typeof type === 'string' ? 'an object of another type' : isRecord(value) ? 'an object without a type' : 'not an object'
   throw new StoreError(

@@ -129,6 +129,7 @@ export function textOf(content: unknown): string {
     .join('\n')
 }
 
-export const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value)
+export const isRecord = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value)
 const str = (value: unknown): string | null => (typeof value === 'string' ? value : null)
 const validTime = (value: unknown): string | null => (typeof value === 'string' && Number.isFinite(Date.parse(value)) ? value : null)

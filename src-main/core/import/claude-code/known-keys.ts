@@ -9,5 +9,8 @@ import { Redactor } from '../../supervisor/redact'
  * commands printed, and an imported one is stored, shown and exported like any trace.
  */
 export function knownKeyRedactor(sources: ProviderSources): Redactor {
-  return new Redactor([...keyedProviderIds.map((provider) => resolveKey(provider, sources).key), ...providerKeyVariables.map((name) => sources.env[name])])
+  return new Redactor([
+    ...keyedProviderIds.map((provider) => resolveKey(provider, sources).key),
+    ...providerKeyVariables.map((name) => sources.env[name]),
+  ])
 }

@@ -73,7 +73,10 @@ export function interleave(
       const child = state.get(item.child)
       if (child) child.started = true
     } else {
-      emit(plan, item.ts, 'subagent.end', { ...spawnData(item.child), envelope: envelopeOf(item.child, identity(item.child).id, streams.get(item.child)) })
+      emit(plan, item.ts, 'subagent.end', {
+        ...spawnData(item.child),
+        envelope: envelopeOf(item.child, identity(item.child).id, streams.get(item.child)),
+      })
     }
   }
   return out

@@ -73,10 +73,14 @@ describe('Claude Code sessions, one per layout (synthetic, written for these tes
     const end = getEvents(db, failed.id).find((event) => event.type === 'agent.end')
     expect(end?.type === 'agent.end' && end.data.result).toContain('The required parameter `prompt` is missing')
     // The job's project is the session's cwd; the root's task is its first prompt.
-    expect(getJob(db, result.job_id)).toMatchObject({ project: '/home/dev/shop', task: 'Review the shop: prices and stock.', imported: true })
+    expect(getJob(db, result.job_id)).toMatchObject({
+      project: '/home/dev/shop',
+      task: 'Review the shop: prices and stock.',
+      imported: true,
+    })
   })
 
-  it('2.0.x agent files beside the session: linked by agentId, other sessions\' agent files left out', () => {
+  it("2.0.x agent files beside the session: linked by agentId, other sessions' agent files left out", () => {
     const { db, result } = importInto(beside)
     expect(result.skipped).toEqual({ summary: 1, progress: 1, malformed: 1 })
     const agents = getAgents(db, result.job_id)
@@ -128,7 +132,9 @@ describe('Claude Code sessions, one per layout (synthetic, written for these tes
     const notification = rootEvents.find((event) => event.type === 'message' && event.data.content.includes('<task-notification>'))
     expect(backgroundEnd!.seq).toBeLessThan(notification!.seq)
     // Out of order: the second call's child ended first, and each subagent.end follows its child's agent.end.
-    const ends = rootEvents.filter((event) => event.type === 'subagent.end').map((event) => event.type === 'subagent.end' && event.data.description)
+    const ends = rootEvents
+      .filter((event) => event.type === 'subagent.end')
+      .map((event) => event.type === 'subagent.end' && event.data.description)
     expect(ends.slice(0, 3)).toEqual(['Use a missing agent', 'List test files', 'Map the code'])
     for (const agent of agents.filter((other) => other.parent_id === root.id)) {
       const childEnd = getEvents(db, agent.id).find((event) => event.type === 'agent.end')!
@@ -150,8 +156,14 @@ describe('Claude Code sessions, one per layout (synthetic, written for these tes
       'message',
       'agent.end',
     ])
-    expect(nested.find((event) => event.type === 'tool.call')?.data).toMatchObject({ name: 'Read', arguments: { file_path: '/home/dev/shop/package.json' } })
-    expect(nested.find((event) => event.type === 'tool.result')?.data).toMatchObject({ ok: true, output: '{"name":"shop","type":"module"}' })
+    expect(nested.find((event) => event.type === 'tool.call')?.data).toMatchObject({
+      name: 'Read',
+      arguments: { file_path: '/home/dev/shop/package.json' },
+    })
+    expect(nested.find((event) => event.type === 'tool.result')?.data).toMatchObject({
+      ok: true,
+      output: '{"name":"shop","type":"module"}',
+    })
     // The child's result is its answer, without Claude Code's `agentId: …` trailer of the parent's tool result.
     const nestedEnd = nested.at(-1)
     expect(nestedEnd?.type === 'agent.end' && nestedEnd.data.result).toBe('ESM package named shop.')
@@ -185,21 +197,41 @@ describe('Claude Code sessions, one per layout (synthetic, written for these tes
     cpSync(path.dirname(subagents), dir, { recursive: true })
     const folder = path.join(dir, '3a0c5e7d-21f4-4b1a-9c55-0e2d7f6a8b13/subagents')
     const line = (fields: Record<string, unknown>) =>
-      JSON.stringify({ parentUuid: null, isSidechain: true, sessionId: '3a0c5e7d-21f4-4b1a-9c55-0e2d7f6a8b13', agentId: 'e5e5e5e5e5e5e5e5e', ...fields })
+      JSON.stringify({
+        parentUuid: null,
+        isSidechain: true,
+        sessionId: '3a0c5e7d-21f4-4b1a-9c55-0e2d7f6a8b13',
+        agentId: 'e5e5e5e5e5e5e5e5e',
+        ...fields,
+      })
     writeFileSync(
       path.join(folder, 'agent-e5e5e5e5e5e5e5e5e.jsonl'),
       [
-        line({ type: 'user', uuid: 'u1', timestamp: '2025-11-03T09:00:05.000Z', message: { role: 'user', content: 'Check the lockfile.' } }),
+        line({
+          type: 'user',
+          uuid: 'u1',
+          timestamp: '2025-11-03T09:00:05.000Z',
+          message: { role: 'user', content: 'Check the lockfile.' },
+        }),
         line({
           type: 'assistant',
           uuid: 'u2',
           parentUuid: 'u1',
           timestamp: '2025-11-03T09:00:06.000Z',
-          message: { id: 'msg_orphan', role: 'assistant', model: 'claude-haiku-4-5-20251001', content: [{ type: 'text', text: 'Lockfile is fine.' }], usage: { input_tokens: 2, output_tokens: 3 } },
+          message: {
+            id: 'msg_orphan',
+            role: 'assistant',
+            model: 'claude-haiku-4-5-20251001',
+            content: [{ type: 'text', text: 'Lockfile is fine.' }],
+            usage: { input_tokens: 2, output_tokens: 3 },
+          },
         }),
       ].join('\n'),
     )
-    writeFileSync(path.join(folder, 'agent-e5e5e5e5e5e5e5e5e.meta.json'), JSON.stringify({ agentType: 'general-purpose', description: 'Check the lockfile', parentAgentId: 'a1b3d5f7a9c1e3b5d' }))
+    writeFileSync(
+      path.join(folder, 'agent-e5e5e5e5e5e5e5e5e.meta.json'),
+      JSON.stringify({ agentType: 'general-purpose', description: 'Check the lockfile', parentAgentId: 'a1b3d5f7a9c1e3b5d' }),
+    )
     const { db, result } = importInto(path.join(dir, '3a0c5e7d-21f4-4b1a-9c55-0e2d7f6a8b13.jsonl'))
     const agents = getAgents(db, result.job_id)
     const orphan = byLabel(agents, 'Check the lockfile')
@@ -259,7 +291,9 @@ describe('Claude Code sessions, one per layout (synthetic, written for these tes
     const other = path.join(dir, 'other.jsonl')
     writeFileSync(other, '\n{"kind":"log","msg":"hello"}\n')
     const db = openDatabase(path.join(dir, 'neither.db'))
-    expect(() => importTraceFile(db, other)).toThrow(/neither an Arbor trace .* nor a Claude Code session: line 2 is an object without a type/)
+    expect(() => importTraceFile(db, other)).toThrow(
+      /neither an Arbor trace .* nor a Claude Code session: line 2 is an object without a type/,
+    )
     // What kind of line, never its text: the file may be anything.
     writeFileSync(other, '{"type":"SECRET-TYPE-VALUE"}\n')
     expect(() => importTraceFile(db, other)).toThrow(/line 1 is an object of another type$/)
@@ -283,7 +317,8 @@ function expectedUsage(files: string[]): Usage {
       const id = entry.message?.id
       if (entry.type !== 'assistant' || !id || !entry.message.usage) continue
       const known = byMessage.get(id) ?? {}
-      for (const [key, value] of Object.entries(entry.message.usage)) if (typeof value === 'number') known[key] = Math.max(known[key] ?? 0, value)
+      for (const [key, value] of Object.entries(entry.message.usage))
+        if (typeof value === 'number') known[key] = Math.max(known[key] ?? 0, value)
       byMessage.set(id, known)
     }
   }
@@ -301,46 +336,59 @@ function expectedUsage(files: string[]): Usage {
 
 const sessionFiles = (main: string): string[] => {
   const folder = path.join(shared, path.basename(main, '.jsonl'), 'subagents')
-  const agents = existsSync(folder) ? readdirSync(folder).filter((name) => name.endsWith('.jsonl')).map((name) => path.join(folder, name)) : []
+  const agents = existsSync(folder)
+    ? readdirSync(folder)
+        .filter((name) => name.endsWith('.jsonl'))
+        .map((name) => path.join(folder, name))
+    : []
   return [path.join(shared, main), ...agents]
 }
 
-describe.skipIf(!present)('the real Claude Code sessions of ../shared/fixtures (skipped: ../shared/fixtures is not beside this checkout)', () => {
-  const tempDir = useTempDir()
-  const cases = [
-    { main: 'claude-code-session-v1-0-108-inline-sidechains.jsonl', subagents: 3, failed: 1, usage: usage(372135, 3629, 324259, 47747), skipped: {} },
-    {
-      main: 'claude-code-session-v2-1-17-subagent.jsonl',
-      subagents: 1,
-      failed: 0,
-      usage: usage(328209, 20, 272977, 50764),
-      skipped: { 'queue-operation': 1, progress: 1 },
-    },
-    {
-      main: 'claude-code-session-v2-1-114-parallel-agents.jsonl',
-      subagents: 3,
-      failed: 0,
-      usage: usage(2049576, 35928, 1731207, 315876),
-      skipped: { attachment: 33, 'permission-mode': 5, 'last-prompt': 4, 'file-history-snapshot': 1, system: 3 },
-    },
-  ]
-  for (const testCase of cases) {
-    it(`${testCase.main}: ${testCase.subagents} subagents, usage once per message.id`, () => {
-      // Read in place (the fixtures are read-only); the database is the test's own.
-      const db = openDatabase(path.join(tempDir(), 'viewer.db'))
-      const result = importTraceFile(db, path.join(shared, testCase.main))
-      const agents = getAgents(db, result.job_id)
-      expect(agents.filter((agent) => agent.depth > 0)).toHaveLength(testCase.subagents)
-      expect(agents.filter((agent) => agent.status === 'failed')).toHaveLength(testCase.failed)
-      const job = getJob(db, result.job_id)!
-      expect(job.usage).toEqual(expectedUsage(sessionFiles(testCase.main)))
-      expect(job.usage).toEqual(testCase.usage)
-      expect(result.skipped).toEqual(testCase.skipped)
-      // Every subagent has its transcript: a model and at least one model call.
-      for (const agent of agents.filter((other) => other.depth > 0 && other.status !== 'failed')) {
-        expect(agent.model, agent.label).not.toBeNull()
-        expect(agent.steps, agent.label).toBeGreaterThan(0)
-      }
-    })
-  }
-})
+describe.skipIf(!present)(
+  'the real Claude Code sessions of ../shared/fixtures (skipped: ../shared/fixtures is not beside this checkout)',
+  () => {
+    const tempDir = useTempDir()
+    const cases = [
+      {
+        main: 'claude-code-session-v1-0-108-inline-sidechains.jsonl',
+        subagents: 3,
+        failed: 1,
+        usage: usage(372135, 3629, 324259, 47747),
+        skipped: {},
+      },
+      {
+        main: 'claude-code-session-v2-1-17-subagent.jsonl',
+        subagents: 1,
+        failed: 0,
+        usage: usage(328209, 20, 272977, 50764),
+        skipped: { 'queue-operation': 1, progress: 1 },
+      },
+      {
+        main: 'claude-code-session-v2-1-114-parallel-agents.jsonl',
+        subagents: 3,
+        failed: 0,
+        usage: usage(2049576, 35928, 1731207, 315876),
+        skipped: { attachment: 33, 'permission-mode': 5, 'last-prompt': 4, 'file-history-snapshot': 1, system: 3 },
+      },
+    ]
+    for (const testCase of cases) {
+      it(`${testCase.main}: ${testCase.subagents} subagents, usage once per message.id`, () => {
+        // Read in place (the fixtures are read-only); the database is the test's own.
+        const db = openDatabase(path.join(tempDir(), 'viewer.db'))
+        const result = importTraceFile(db, path.join(shared, testCase.main))
+        const agents = getAgents(db, result.job_id)
+        expect(agents.filter((agent) => agent.depth > 0)).toHaveLength(testCase.subagents)
+        expect(agents.filter((agent) => agent.status === 'failed')).toHaveLength(testCase.failed)
+        const job = getJob(db, result.job_id)!
+        expect(job.usage).toEqual(expectedUsage(sessionFiles(testCase.main)))
+        expect(job.usage).toEqual(testCase.usage)
+        expect(result.skipped).toEqual(testCase.skipped)
+        // Every subagent has its transcript: a model and at least one model call.
+        for (const agent of agents.filter((other) => other.depth > 0 && other.status !== 'failed')) {
+          expect(agent.model, agent.label).not.toBeNull()
+          expect(agent.steps, agent.label).toBeGreaterThan(0)
+        }
+      })
+    }
+  },
+)

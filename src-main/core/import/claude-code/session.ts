@@ -41,7 +41,9 @@ export function readClaudeSession(file: string, options: SessionOptions = {}): C
   const first = transcripts.root.entries[0]
   if (!first) {
     const onlySidechains = transcripts.others.length > 0
-    const why = onlySidechains ? "it holds only a subagent's lines (isSidechain): open the session file it belongs to" : 'it holds no user or assistant lines'
+    const why = onlySidechains
+      ? "it holds only a subagent's lines (isSidechain): open the session file it belongs to"
+      : 'it holds no user or assistant lines'
     throw new StoreError(`Cannot import the Claude Code session ${file}: ${why}`)
   }
   const sessionId = first.sessionId ?? 'unknown'
@@ -85,7 +87,11 @@ export function readClaudeSession(file: string, options: SessionOptions = {}): C
     data,
   })
   const redact = <T>(value: T): T => (options.redactor ? options.redactor.value(value) : value)
-  const built = [jobEvent('job.start', startedAt, { task: root.task, settings }), ...agentEvents, jobEvent('job.end', endedAt, { status: 'completed', usage, cost_usd: cost })]
+  const built = [
+    jobEvent('job.start', startedAt, { task: root.task, settings }),
+    ...agentEvents,
+    jobEvent('job.end', endedAt, { status: 'completed', usage, cost_usd: cost }),
+  ]
   const events = built.map((event, index) => checked({ ...event, seq: index + 1, data: redact(event.data) }))
   const header: TraceHeader = {
     type: 'trace.header',
@@ -102,7 +108,9 @@ function checked(event: BuiltEvent & { seq: number }): TraceEvent {
   const parsed = traceEventSchema.safeParse(event)
   if (parsed.success) return parsed.data
   const issue = parsed.error.issues[0]
-  throw new Error(`the ${event.type} event built for agent ${event.agent_id} does not fit the trace format: ${issue ? `${issue.path.join('.')}: ${issue.message}` : 'invalid'}`)
+  throw new Error(
+    `the ${event.type} event built for agent ${event.agent_id} does not fit the trace format: ${issue ? `${issue.path.join('.')}: ${issue.message}` : 'invalid'}`,
+  )
 }
 
 function flatten(root: AgentPlan): AgentPlan[] {

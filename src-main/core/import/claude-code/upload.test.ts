@@ -41,7 +41,13 @@ async function serve(): Promise<{ server: RunningServer; engine: ReturnType<type
 function upload(server: RunningServer, body: string): Promise<{ status: number; json: Record<string, unknown> }> {
   return new Promise((resolve, reject) => {
     const outgoing = http.request(
-      { host: '127.0.0.1', port: server.port, method: 'POST', path: `/import?token=${server.token}`, headers: { 'content-type': 'application/x-ndjson' } },
+      {
+        host: '127.0.0.1',
+        port: server.port,
+        method: 'POST',
+        path: `/import?token=${server.token}`,
+        headers: { 'content-type': 'application/x-ndjson' },
+      },
       (response) => {
         const chunks: Buffer[] = []
         response.on('data', (chunk: Buffer) => chunks.push(chunk))

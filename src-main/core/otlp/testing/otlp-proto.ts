@@ -85,7 +85,8 @@ function int64(value: unknown): unknown {
 /** The JSON as the round trip gives it back: ids lowercase, 64-bit integers as strings. */
 function normalised(value: unknown, key = ''): unknown {
   if (Array.isArray(value)) return value.map((item) => normalised(item))
-  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([name, item]) => [name, normalised(item, name)]))
+  if (value && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([name, item]) => [name, normalised(item, name)]))
   if (key in idBytes && typeof value === 'string') return value.toLowerCase()
   if (int64Fields.has(key) && typeof value === 'string') return BigInt(value).toString()
   return value
@@ -110,7 +111,8 @@ function compare(sent: unknown, back: unknown, path: string, errors: string[]): 
       const at = path ? `${path}.${key}` : key
       if (!(key in returned)) {
         // An empty repeated field or an empty id is not written at all: nothing was lost.
-        if (!((Array.isArray(item) && item.length === 0) || item === '')) errors.push(`${at}: not a field of the OTLP protos (lost in the round trip)`)
+        if (!((Array.isArray(item) && item.length === 0) || item === ''))
+          errors.push(`${at}: not a field of the OTLP protos (lost in the round trip)`)
       } else compare(item, returned[key], at, errors)
     }
     return

@@ -61,7 +61,12 @@ export const anthropicMessagesPaths = ['/v1/messages'] as const
 export function startFakeAnthropic(
   options: { queue?: FakeAnthropicResponse[]; route?: (request: RecordedRequest) => FakeAnthropicResponse | undefined } = {},
 ): Promise<FakeServer<FakeAnthropicResponse>> {
-  return startFakeServer<FakeAnthropicResponse>({ paths: anthropicMessagesPaths, ...options, encode: encodeAnthropic, errorBody: anthropicErrorBody })
+  return startFakeServer<FakeAnthropicResponse>({
+    paths: anthropicMessagesPaths,
+    ...options,
+    encode: encodeAnthropic,
+    errorBody: anthropicErrorBody,
+  })
 }
 
 export const anthropicConversations = (scripts: Array<ConversationScript<FakeAnthropicResponse>>) => conversations(anthropicView, scripts)
@@ -92,7 +97,11 @@ const httpError = (status: number, message: string, headers: Record<string, stri
 export const anthropicErrors = {
   /** A number is `retry-after` in seconds. */
   rateLimit: (retryAfter?: RetryAfter | number) =>
-    httpError(429, 'This request would exceed the rate limit for your organization of 50 requests per minute.', retryAfterHeaders(retryAfter)),
+    httpError(
+      429,
+      'This request would exceed the rate limit for your organization of 50 requests per minute.',
+      retryAfterHeaders(retryAfter),
+    ),
   server: () => httpError(500, 'Internal server error'),
   badGateway: () => httpError(502, 'Bad gateway'),
   unavailable: () => httpError(503, 'Service unavailable'),
@@ -125,7 +134,10 @@ export function anthropicView(request: RecordedRequest): ConversationView {
     system: typeof body.system === 'string' ? body.system : (body.system ?? []).map((block) => block.text ?? '').join('\n\n'),
     first_user: textOf(messages.find((m) => m.role === 'user')?.content),
     turn: messages.filter((m) => m.role === 'assistant').length,
-    tool_results: results.map((block) => ({ tool_call_id: block.tool_use_id ?? '', content: typeof block.content === 'string' ? block.content : textOf(block.content) })),
+    tool_results: results.map((block) => ({
+      tool_call_id: block.tool_use_id ?? '',
+      content: typeof block.content === 'string' ? block.content : textOf(block.content),
+    })),
     tools: (body.tools ?? []).map((tool) => tool.name ?? ''),
   }
 }
@@ -148,7 +160,12 @@ function encodeAnthropic(response: FakeAnthropicResponse, request: RecordedReque
   const textPieces = typeof reply.text === 'string' ? words(reply.text) : (reply.text ?? [])
   const calls = (reply.tool_calls ?? []).map((call, index) => {
     const args = typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments)
-    return { id: call.id ?? `toolu_t${turn}_${index}`, name: call.name, args, pieces: split(args, call.pieces ?? Math.ceil(args.length / 8)) }
+    return {
+      id: call.id ?? `toolu_t${turn}_${index}`,
+      name: call.name,
+      args,
+      pieces: split(args, call.pieces ?? Math.ceil(args.length / 8)),
+    }
   })
   const usage = reply.usage ?? {}
   const cacheWrite = usage.cache_creation_input_tokens ?? 0
@@ -163,12 +180,22 @@ function encodeAnthropic(response: FakeAnthropicResponse, request: RecordedReque
     service_tier: 'standard',
     inference_geo: 'not_available',
   }
-  const message = { model, id: `msg_fake${request.seq}`, type: 'message', role: 'assistant', content: [], stop_reason: null, stop_sequence: null, usage: startUsage }
+  const message = {
+    model,
+    id: `msg_fake${request.seq}`,
+    type: 'message',
+    role: 'assistant',
+    content: [],
+    stop_reason: null,
+    stop_sequence: null,
+    usage: startUsage,
+  }
   const frames = [event('message_start', { message })]
   let index = 0
   if (reply.thinking !== undefined) {
     frames.push(event('content_block_start', { index, content_block: { type: 'thinking', thinking: '', signature: '' } }))
-    for (const piece of words(reply.thinking)) frames.push(event('content_block_delta', { index, delta: { type: 'thinking_delta', thinking: piece } }))
+    for (const piece of words(reply.thinking))
+      frames.push(event('content_block_delta', { index, delta: { type: 'thinking_delta', thinking: piece } }))
     frames.push(event('content_block_delta', { index, delta: { type: 'signature_delta', signature: 'RmFrZVNpZ25hdHVyZQ==' } }))
     frames.push(event('content_block_stop', { index }))
     index += 1
@@ -182,7 +209,12 @@ function encodeAnthropic(response: FakeAnthropicResponse, request: RecordedReque
   const faulty = response.kind !== undefined && response.kind !== 'reply' && response.kind !== 'stream_error'
   calls.forEach((call, position) => {
     const cut = faulty && position === calls.length - 1
-    frames.push(event('content_block_start', { index, content_block: { type: 'tool_use', id: call.id, name: call.name, input: {}, caller: { type: 'direct' } } }))
+    frames.push(
+      event('content_block_start', {
+        index,
+        content_block: { type: 'tool_use', id: call.id, name: call.name, input: {}, caller: { type: 'direct' } },
+      }),
+    )
     for (const piece of ['', ...(cut ? firstHalf(call.pieces) : call.pieces)]) {
       frames.push(event('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: piece } }))
     }

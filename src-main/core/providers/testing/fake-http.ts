@@ -37,11 +37,17 @@ export interface RetryAfter {
 
 export function retryAfterHeaders(after: RetryAfter | number | undefined): Record<string, string> {
   const { seconds, ms } = typeof after === 'number' ? { seconds: after, ms: undefined } : (after ?? {})
-  return { ...(seconds === undefined ? {} : { 'retry-after': String(seconds) }), ...(ms === undefined ? {} : { 'retry-after-ms': String(ms) }) }
+  return {
+    ...(seconds === undefined ? {} : { 'retry-after': String(seconds) }),
+    ...(ms === undefined ? {} : { 'retry-after-ms': String(ms) }),
+  }
 }
 
 /** The page a reverse proxy (nginx here) answers with when the API behind it is down: HTML, not JSON. */
-export const proxyErrorPage = (status: 502 | 503 | 504, reason = status === 502 ? 'Bad Gateway' : status === 503 ? 'Service Temporarily Unavailable' : 'Gateway Time-out'): CommonResponse => ({
+export const proxyErrorPage = (
+  status: 502 | 503 | 504,
+  reason = status === 502 ? 'Bad Gateway' : status === 503 ? 'Service Temporarily Unavailable' : 'Gateway Time-out',
+): CommonResponse => ({
   kind: 'raw',
   status,
   content_type: 'text/html',
@@ -220,7 +226,9 @@ export function once<R>(first: R, then: R): () => R {
 /** Splits `text` into exactly `pieces` non-empty parts of nearly equal length (fewer only if it is shorter). */
 export function split(text: string, pieces: number): string[] {
   const count = Math.max(1, Math.min(Math.floor(pieces), text.length))
-  return Array.from({ length: count }, (_, i) => text.slice(Math.floor((i * text.length) / count), Math.floor(((i + 1) * text.length) / count)))
+  return Array.from({ length: count }, (_, i) =>
+    text.slice(Math.floor((i * text.length) / count), Math.floor(((i + 1) * text.length) / count)),
+  )
 }
 
 /** Word-sized deltas, like a model's tokens. */

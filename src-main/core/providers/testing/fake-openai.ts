@@ -79,7 +79,12 @@ export function startFakeOpenAI(
 /** Routes by conversation: see `conversations` in fake-http.ts. */
 export const openaiConversations = (scripts: Array<ConversationScript<FakeOpenAIResponse>>) => conversations(openaiView, scripts)
 
-export function openaiErrorBody(status: number, message: string, type = status >= 500 ? 'server_error' : 'invalid_request_error', code: string | null = null) {
+export function openaiErrorBody(
+  status: number,
+  message: string,
+  type = status >= 500 ? 'server_error' : 'invalid_request_error',
+  code: string | null = null,
+) {
   return { error: { message, type, param: null, code } }
 }
 
@@ -89,17 +94,28 @@ export const openaiErrors = {
   rateLimit: (retryAfter?: RetryAfter | number): CommonResponse => ({
     kind: 'http_error',
     status: 429,
-    body: openaiErrorBody(429, 'Rate limit reached for gpt-4o on requests per min (RPM): Limit 500, Used 500.', 'requests', 'rate_limit_exceeded'),
+    body: openaiErrorBody(
+      429,
+      'Rate limit reached for gpt-4o on requests per min (RPM): Limit 500, Used 500.',
+      'requests',
+      'rate_limit_exceeded',
+    ),
     headers: retryAfterHeaders(retryAfter),
   }),
-  server: (): CommonResponse => ({ kind: 'http_error', status: 500, body: openaiErrorBody(500, 'The server had an error while processing your request. Sorry about that!') }),
+  server: (): CommonResponse => ({
+    kind: 'http_error',
+    status: 500,
+    body: openaiErrorBody(500, 'The server had an error while processing your request. Sorry about that!'),
+  }),
   overloaded: (): CommonResponse => ({
     kind: 'http_error',
     status: 503,
     body: openaiErrorBody(503, 'The engine is currently overloaded, please try again later.'),
   }),
   badGateway: (): CommonResponse => ({ kind: 'http_error', status: 502, body: openaiErrorBody(502, 'Bad gateway.') }),
-  auth: (message = 'Incorrect API key provided: sk-proj-********************abcd. You can find your API key at https://platform.openai.com/account/api-keys.'): CommonResponse => ({
+  auth: (
+    message = 'Incorrect API key provided: sk-proj-********************abcd. You can find your API key at https://platform.openai.com/account/api-keys.',
+  ): CommonResponse => ({
     kind: 'http_error',
     status: 401,
     body: openaiErrorBody(401, message, 'invalid_request_error', 'invalid_api_key'),
@@ -132,7 +148,10 @@ export function openaiView(request: RecordedRequest): ConversationView {
   const lastAssistant = messages.map((message) => message.role).lastIndexOf('assistant')
   return {
     model: body.model ?? '',
-    system: messages.filter((m) => m.role === 'system' || m.role === 'developer').map((m) => textOf(m.content)).join('\n\n'),
+    system: messages
+      .filter((m) => m.role === 'system' || m.role === 'developer')
+      .map((m) => textOf(m.content))
+      .join('\n\n'),
     first_user: textOf(messages.find((m) => m.role === 'user')?.content),
     turn: messages.filter((m) => m.role === 'assistant').length,
     tool_results: messages
@@ -162,7 +181,12 @@ function encodeOpenAI(response: FakeOpenAIResponse, request: RecordedRequest): C
   const turn = openaiView(request).turn
   const calls = (reply.tool_calls ?? []).map((call, index) => {
     const args = typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments)
-    return { id: call.id ?? `call_t${turn}_${index}`, name: call.name, args, pieces: split(args, call.pieces ?? Math.ceil(args.length / 8)) }
+    return {
+      id: call.id ?? `call_t${turn}_${index}`,
+      name: call.name,
+      args,
+      pieces: split(args, call.pieces ?? Math.ceil(args.length / 8)),
+    }
   })
   const frames = [chunk({ role: 'assistant', content: null })]
   for (const piece of textPieces) frames.push(chunk({ content: piece }))
@@ -176,14 +200,16 @@ function encodeOpenAI(response: FakeOpenAIResponse, request: RecordedRequest): C
     frames.push(`data: ${JSON.stringify({ error: { param: null, code: null, type: 'server_error', ...response.error } })}\n\n`)
     return { frames, ending: 'end' }
   }
-  if (response.kind === 'garbled') return { frames: [...frames, 'data: {"id": "chatcmpl-garbled", "choices": [{"index": 0, "delta": {"content": \n\n'], ending: 'end' }
+  if (response.kind === 'garbled')
+    return { frames: [...frames, 'data: {"id": "chatcmpl-garbled", "choices": [{"index": 0, "delta": {"content": \n\n'], ending: 'end' }
   if (response.kind === 'truncate') return { frames, ending: 'end' }
   if (response.kind === 'disconnect' || response.kind === 'hang') return { frames, ending: response.kind }
 
   frames.push(chunk({}, reply.finish_reason ?? (calls.length > 0 ? 'tool_calls' : 'stop')))
   if (body.stream_options?.include_usage) {
     const outputCharacters = textPieces.join('').length + calls.reduce((sum, call) => sum + call.name.length + call.args.length, 0)
-    const prompt = reply.usage?.prompt_tokens ?? estimateTokens(JSON.stringify(body.messages ?? []).length + JSON.stringify(body.tools ?? []).length)
+    const prompt =
+      reply.usage?.prompt_tokens ?? estimateTokens(JSON.stringify(body.messages ?? []).length + JSON.stringify(body.tools ?? []).length)
     const completion = reply.usage?.completion_tokens ?? estimateTokens(outputCharacters) + (reply.usage?.reasoning_tokens ?? 0)
     const usage = {
       prompt_tokens: prompt,
@@ -192,7 +218,12 @@ function encodeOpenAI(response: FakeOpenAIResponse, request: RecordedRequest): C
       ...(reply.legacy ? {} : { prompt_tokens_details: { cached_tokens: reply.usage?.cached_tokens ?? 0, audio_tokens: 0 } }),
       completion_tokens_details: reply.legacy
         ? { reasoning_tokens: reply.usage?.reasoning_tokens ?? 0 }
-        : { reasoning_tokens: reply.usage?.reasoning_tokens ?? 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+        : {
+            reasoning_tokens: reply.usage?.reasoning_tokens ?? 0,
+            audio_tokens: 0,
+            accepted_prediction_tokens: 0,
+            rejected_prediction_tokens: 0,
+          },
     }
     const { usage: _null, ...withoutUsage } = extras as { usage?: null }
     frames.push(frame({ ...base, ...withoutUsage, choices: [], usage }))

@@ -29,7 +29,10 @@ async function runAgent(provider: Provider, system: string, firstUser: string): 
   }
 }
 
-const task = (marker: string) => ({ name: 'task', arguments: { description: marker, prompt: `${marker}: survey`, subagent_type: 'explore' } })
+const task = (marker: string) => ({
+  name: 'task',
+  arguments: { description: marker, prompt: `${marker}: survey`, subagent_type: 'explore' },
+})
 
 describe('the fake servers route concurrent conversations by who asks and how far they are', () => {
   it('openai: a root delegating two parallel tasks, children answered by their prompt, a transient 429 inside one', async () => {
@@ -65,7 +68,10 @@ describe('the fake servers route concurrent conversations by who asks and how fa
     const server = await startFakeAnthropic({
       route: anthropicConversations([
         { match: /CHILD-(A|B)/, turns: [(view) => ({ text: `${view.first_user.slice(0, 7)} done` })] },
-        { match: (view) => view.system === 'root profile', turns: [{ tool_calls: [task('CHILD-A'), task('CHILD-B')] }, (view) => ({ text: `${view.tool_results.length} results` })] },
+        {
+          match: (view) => view.system === 'root profile',
+          turns: [{ tool_calls: [task('CHILD-A'), task('CHILD-B')] }, (view) => ({ text: `${view.tool_results.length} results` })],
+        },
       ]),
     })
     servers.push(server as FakeServer<unknown>)

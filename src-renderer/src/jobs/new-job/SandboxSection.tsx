@@ -30,8 +30,8 @@ export function SandboxSection(props: { fields: JobFields }) {
           <div className="callout error sandbox-warning" role="alert" data-testid="no-sandbox-warning">
             <div className="callout__title">Commands will run without the sandbox</div>
             <p className="sandbox-warning__text">
-              Every command an agent runs, subagents’ auto-approved ones included, can read, change and delete any file you can, anywhere on this
-              machine, and reach the network.
+              Every command an agent runs, subagents’ auto-approved ones included, can read, change and delete any file you can, anywhere on
+              this machine, and reach the network.
             </p>
             <label className="confirm-check">
               <input

@@ -31,7 +31,13 @@ export function jobFields(state: JobFieldState) {
     onBlur: () => state.markTouched(field),
   })
   /** A field's row: label, control, then its error (`extra.error`, else the field's) and hint. */
-  const row = (field: FormField, label: ReactNode, hint: ReactNode, control: ReactNode, extra: { error?: ReactNode; optional?: boolean } = {}) => (
+  const row = (
+    field: FormField,
+    label: ReactNode,
+    hint: ReactNode,
+    control: ReactNode,
+    extra: { error?: ReactNode; optional?: boolean } = {},
+  ) => (
     <FormRow
       label={label}
       htmlFor={id(field)}

@@ -45,7 +45,12 @@ export function providerError(provider: ProviderId, fields: JobFields): ReactNod
       <span>{message}</span>
       {provider !== 'scripted' && (
         <span className="form-error__actions">
-          <button type="button" className="button small" data-testid="job-provider-settings" onClick={() => fields.openSettings('provider')}>
+          <button
+            type="button"
+            className="button small"
+            data-testid="job-provider-settings"
+            onClick={() => fields.openSettings('provider')}
+          >
             Open Settings ▸ Providers
           </button>
         </span>

@@ -23,7 +23,12 @@ const bash = (command: string, extra: Partial<ToolContext> = {}) =>
   )
 /** The output after the approval line a risky command gets (the risk rules are another module's). */
 const afterApproval = (output: string): string => output.replace(/^\[risky: .*; approved by user\]\n/, '')
-const policy = (overrides: Partial<SandboxPolicy> = {}): SandboxPolicy => ({ mode: 'sandboxed', network: false, protected_paths: [], ...overrides })
+const policy = (overrides: Partial<SandboxPolicy> = {}): SandboxPolicy => ({
+  mode: 'sandboxed',
+  network: false,
+  protected_paths: [],
+  ...overrides,
+})
 
 describe.skipIf(!onLinux)('bubblewrap: the file system', () => {
   it('lets commands write in the project folder', async () => {
@@ -50,7 +55,10 @@ describe.skipIf(!onLinux)('bubblewrap: the file system', () => {
     ['a symlink the command makes', (outside: string) => `ln -s ${outside} link && echo pwned > link/new.txt`],
     ['cd "$X"', (outside: string) => `X=${outside}; cd "$X" && echo pwned > new.txt`],
     ['a command name built at run time', (outside: string) => `$(printf rm) -f ${outside}/secret.txt; $(printf tou)ch ${outside}/new.txt`],
-    ['a program that is not a shell', (outside: string) => `${process.execPath} -e 'require("fs").writeFileSync("${outside}/new.txt", "pwned")'`],
+    [
+      'a program that is not a shell',
+      (outside: string) => `${process.execPath} -e 'require("fs").writeFileSync("${outside}/new.txt", "pwned")'`,
+    ],
   ])('refuses a write outside the project through %s', async (_how, command) => {
     const result = await bash(command(files.outside()))
     expect(result.output).toMatch(/Read-only file system|EROFS/)
@@ -91,7 +99,9 @@ describe.skipIf(!onLinux)('bubblewrap: secrets', () => {
   it('hides ~/.ssh and ~/.netrc and leaves the rest of the home readable', async () => {
     const result = await bash('exec 2>&1; ls -A ~/.ssh; cat ~/.ssh/id_rsa; echo "netrc=[$(cat ~/.netrc)]"; cat ~/notes.txt')
     // A hidden folder is empty; a hidden file is /dev/null on a mount without devices: it cannot be opened.
-    expect(result.output).toBe(`exit code: 0\ncat: ${home}/.ssh/id_rsa: No such file or directory\ncat: ${home}/.netrc: Permission denied\nnetrc=[]\nnot a secret`)
+    expect(result.output).toBe(
+      `exit code: 0\ncat: ${home}/.ssh/id_rsa: No such file or directory\ncat: ${home}/.netrc: Permission denied\nnetrc=[]\nnot a secret`,
+    )
   })
 
   it('hides the protected paths: a folder outside the project, and a file inside it', async () => {
@@ -109,7 +119,9 @@ describe.skipIf(!onLinux)('bubblewrap: secrets', () => {
   })
 
   it('keeps a project inside a protected folder usable, and the rest of that folder hidden', async () => {
-    const result = await bash(`exec 2>&1; echo ok > inside.txt && cat inside.txt; ls -A ${files.outside()}`, { sandbox: policy({ protected_paths: [files.base()] }) })
+    const result = await bash(`exec 2>&1; echo ok > inside.txt && cat inside.txt; ls -A ${files.outside()}`, {
+      sandbox: policy({ protected_paths: [files.base()] }),
+    })
     expect(result.output).toBe(`exit code: 2\nok\nls: cannot access '${files.outside()}': No such file or directory`)
     expect(readFileSync(join(files.project(), 'inside.txt'), 'utf8')).toBe('ok\n')
   })
@@ -117,7 +129,9 @@ describe.skipIf(!onLinux)('bubblewrap: secrets', () => {
 
 describe.skipIf(!onLinux)('bubblewrap: processes', () => {
   it('shows only the sandbox’s own processes in /proc: not the agent, not its environment', async () => {
-    const result = await bash(`exec 2>&1; ls /proc | grep -c '^[0-9]'; cat /proc/${process.pid}/environ; tr '\\0' ' ' < /proc/$PPID/cmdline | cut -c1-40`)
+    const result = await bash(
+      `exec 2>&1; ls /proc | grep -c '^[0-9]'; cat /proc/${process.pid}/environ; tr '\\0' ' ' < /proc/$PPID/cmdline | cut -c1-40`,
+    )
     const [status, count, environ, parent] = result.output.split('\n')
     expect(status).toBe('exit code: 0')
     expect(Number(count)).toBeLessThan(8)
@@ -138,7 +152,10 @@ describe.skipIf(!onLinux)('bubblewrap: the network', () => {
 
   const attempts = () => [
     ['bash /dev/tcp', `exec 3<>/dev/tcp/127.0.0.1/${server.port} && head -1 <&3`],
-    ['node net.connect', `${process.execPath} -e 'require("net").connect(${server.port}, "127.0.0.1").on("data", (d) => process.stdout.write(d)).on("error", (e) => { console.error(e.message); process.exit(1) })'`],
+    [
+      'node net.connect',
+      `${process.execPath} -e 'require("net").connect(${server.port}, "127.0.0.1").on("data", (d) => process.stdout.write(d)).on("error", (e) => { console.error(e.message); process.exit(1) })'`,
+    ],
     ...(existsSync('/usr/bin/curl') ? [['curl', `curl -sS telnet://127.0.0.1:${server.port} --max-time 5 < /dev/null`]] : []),
   ]
 
@@ -153,7 +170,9 @@ describe.skipIf(!onLinux)('bubblewrap: the network', () => {
   })
 
   it('resolves no name, and says why', async () => {
-    const result = await bash(`getent hosts example.com || ${process.execPath} -e 'require("dns").lookup("example.com", (e) => { console.error(e && e.code); process.exit(1) })'`)
+    const result = await bash(
+      `getent hosts example.com || ${process.execPath} -e 'require("dns").lookup("example.com", (e) => { console.error(e && e.code); process.exit(1) })'`,
+    )
     expect(result.output).toMatch(/^exit code: 1\n/)
     expect(result.output).toContain(networkOffNote)
   })
@@ -171,7 +190,9 @@ describe.skipIf(!onLinux)('bubblewrap: the network', () => {
 
 describe.skipIf(!onLinux)('bubblewrap: without the sandbox and without bubblewrap', () => {
   it('with mode "off", runs as before: outside the project is writable and the host’s processes are visible', async () => {
-    const result = await bash(`echo written > ${files.outside()}/new.txt && ls /proc | grep -c '^[0-9]'`, { sandbox: policy({ mode: 'off' }) })
+    const result = await bash(`echo written > ${files.outside()}/new.txt && ls /proc | grep -c '^[0-9]'`, {
+      sandbox: policy({ mode: 'off' }),
+    })
     expect(result.output).toMatch(/^exit code: 0\n\d+$/)
     expect(Number(result.output.split('\n')[1])).toBeGreaterThan(8)
     expect(readFileSync(join(files.outside(), 'new.txt'), 'utf8')).toBe('written\n')
@@ -211,7 +232,18 @@ describe('bubblewrapInvocation', () => {
         '--ro-bind /dev/null /work/project/.env',
       ].join(' '),
     )
-    expect(args.slice(args.indexOf('--chdir'))).toEqual(['--chdir', '/work/project', '--', '/bin/sh', '-c', reaper, 'arbor-sandbox', '/bin/bash', '-c', 'echo hi'])
+    expect(args.slice(args.indexOf('--chdir'))).toEqual([
+      '--chdir',
+      '/work/project',
+      '--',
+      '/bin/sh',
+      '-c',
+      reaper,
+      'arbor-sandbox',
+      '/bin/bash',
+      '-c',
+      'echo hi',
+    ])
   })
 
   it('with network, shares it and the host’s /run', () => {
@@ -225,7 +257,11 @@ describe('bubblewrapInvocation', () => {
     try {
       await mkdir(join(base, 'project', 'data'), { recursive: true })
       await symlink('/nowhere', join(base, 'project', 'broken'))
-      const { args } = bubblewrapInvocation(['true'], { writable: [join(base, 'project')], hidden: [join(base, 'other'), join(base, 'project', 'data')], network: true }, { cwd: '/' })
+      const { args } = bubblewrapInvocation(
+        ['true'],
+        { writable: [join(base, 'project')], hidden: [join(base, 'other'), join(base, 'project', 'data')], network: true },
+        { cwd: '/' },
+      )
       expect(args.join(' ')).toContain(`--bind ${base}/project ${base}/project --tmpfs ${base}/project/data --chdir`)
       expect(args.join(' ')).not.toContain(`${base}/other`)
     } finally {

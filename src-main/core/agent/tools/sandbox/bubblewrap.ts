@@ -64,7 +64,11 @@ export const reaper = [
   'exit $status',
 ].join('\n')
 
-export function bubblewrapInvocation(argv: readonly string[], settings: SandboxSettings, options: Pick<WrapOptions, 'cwd'>): Omit<WrappedCommand, 'file'> {
+export function bubblewrapInvocation(
+  argv: readonly string[],
+  settings: SandboxSettings,
+  options: Pick<WrapOptions, 'cwd'>,
+): Omit<WrappedCommand, 'file'> {
   const privates = privateFolders(settings.network)
   const insideWritable = (path: string): boolean => settings.writable.some((root) => isInside(root, path))
   // A hidden path in a private folder is invisible already, unless a writable path brings it back.
@@ -101,13 +105,15 @@ export function bubblewrapInvocation(argv: readonly string[], settings: SandboxS
  * core.fsmonitor). Commits, branches and the index stay writable.
  */
 function gitControlFiles(root: string): string[] {
-  return ['.git/hooks', '.git/config'].map((name) => `${root}/${name}`).filter((path) => {
-    try {
-      return !lstatSync(path).isSymbolicLink()
-    } catch {
-      return false
-    }
-  })
+  return ['.git/hooks', '.git/config']
+    .map((name) => `${root}/${name}`)
+    .filter((path) => {
+      try {
+        return !lstatSync(path).isSymbolicLink()
+      } catch {
+        return false
+      }
+    })
 }
 
 /** An empty tmpfs over a folder, /dev/null over anything else. */

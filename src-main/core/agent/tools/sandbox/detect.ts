@@ -65,7 +65,10 @@ async function probe(
       if (!error) return resolve(undefined)
       const firstLine = stderr.trim().split('\n')[0]
       const code = (error as { code?: unknown }).code
-      resolve(firstLine || (typeof code === 'number' ? `it exited with code ${code}` : error.killed ? 'it did not finish' : String(code ?? error.message)))
+      resolve(
+        firstLine ||
+          (typeof code === 'number' ? `it exited with code ${code}` : error.killed ? 'it did not finish' : String(code ?? error.message)),
+      )
     })
   })
   if (failure !== undefined) return { available: false, reason: messages.failed(failure) }

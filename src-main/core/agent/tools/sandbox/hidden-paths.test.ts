@@ -23,7 +23,13 @@ describe('hiddenPaths', () => {
       protectedPaths: [join(base, 'settings.json'), join(base, 'missing.db')],
       env: { SSH_AUTH_SOCK: join(base, 'agent.sock'), XDG_RUNTIME_DIR: 'relative/ignored' },
     }).filter((path) => path.startsWith(base))
-    expect(hidden).toEqual([join(home, '.config/gcloud'), join(home, '.npmrc'), join(home, '.ssh'), join(base, 'real-aws'), join(base, 'settings.json')])
+    expect(hidden).toEqual([
+      join(home, '.config/gcloud'),
+      join(home, '.npmrc'),
+      join(home, '.ssh'),
+      join(base, 'real-aws'),
+      join(base, 'settings.json'),
+    ])
   })
 
   it('hides the SSH agent’s socket and the session’s runtime folder when they exist', async () => {

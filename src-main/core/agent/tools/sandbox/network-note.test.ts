@@ -20,7 +20,10 @@ describe('showsConnectionFailure', () => {
     expect(showsConnectionFailure(`some output\n${output}\nmore`)).toBe(true)
   })
 
-  it.each(['exit code: 0', 'Tests 12 passed', 'refused to overwrite the file', 'ECONNRESET by peer', 'resolved 3 hosts'])('sees none in %j', (output) => {
-    expect(showsConnectionFailure(output)).toBe(false)
-  })
+  it.each(['exit code: 0', 'Tests 12 passed', 'refused to overwrite the file', 'ECONNRESET by peer', 'resolved 3 hosts'])(
+    'sees none in %j',
+    (output) => {
+      expect(showsConnectionFailure(output)).toBe(false)
+    },
+  )
 })

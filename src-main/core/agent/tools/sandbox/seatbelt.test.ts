@@ -48,13 +48,27 @@ describe('seatbeltProfile', () => {
 describe('seatbeltInvocation', () => {
   it('passes paths as -D parameters, never inside the profile text, then the program', () => {
     const odd = '/Users/me/My "project" (v2)'
-    const { args, leftoversFd } = seatbeltInvocation(['/bin/bash', '-c', 'echo hi'], { writable: [odd], hidden: ['/Users/me/.ssh'], network: false }, ['/private/tmp', odd])
+    const { args, leftoversFd } = seatbeltInvocation(
+      ['/bin/bash', '-c', 'echo hi'],
+      { writable: [odd], hidden: ['/Users/me/.ssh'], network: false },
+      ['/private/tmp', odd],
+    )
     expect(leftoversFd).toBeUndefined()
     expect(args[0]).toBe('-p')
     expect(args[1]).not.toContain(odd)
     expect(args[1]).toContain('(param "WRITABLE_1")')
     expect(args[1]).not.toContain('(param "WRITABLE_2")')
-    expect(args.slice(2)).toEqual(['-D', `WRITABLE_0=${odd}`, '-D', 'WRITABLE_1=/private/tmp', '-D', 'HIDDEN_0=/Users/me/.ssh', '/bin/bash', '-c', 'echo hi'])
+    expect(args.slice(2)).toEqual([
+      '-D',
+      `WRITABLE_0=${odd}`,
+      '-D',
+      'WRITABLE_1=/private/tmp',
+      '-D',
+      'HIDDEN_0=/Users/me/.ssh',
+      '/bin/bash',
+      '-c',
+      'echo hi',
+    ])
   })
 })
 

@@ -23,7 +23,11 @@ export function createSeatbelt(sandboxExecPath: string, settings: SandboxSetting
   }
 }
 
-export function seatbeltInvocation(argv: readonly string[], settings: SandboxSettings, tempFolders: readonly string[]): Omit<WrappedCommand, 'file'> {
+export function seatbeltInvocation(
+  argv: readonly string[],
+  settings: SandboxSettings,
+  tempFolders: readonly string[],
+): Omit<WrappedCommand, 'file'> {
   const writable = [...new Set([...settings.writable, ...tempFolders])]
   const parameters = [
     ...writable.map((path, index) => [`WRITABLE_${index}`, path] as const),
@@ -61,11 +65,15 @@ export function seatbeltProfile(counts: { writable: number; hidden: number; netw
 
 /** /tmp, /var/tmp and $TMPDIR (a per-user folder under /var/folders), as real paths. */
 function defaultTempFolders(): string[] {
-  return [...new Set(['/tmp', '/var/tmp', os.tmpdir()].flatMap((path) => {
-    try {
-      return [realpathSync(path)]
-    } catch {
-      return []
-    }
-  }))]
+  return [
+    ...new Set(
+      ['/tmp', '/var/tmp', os.tmpdir()].flatMap((path) => {
+        try {
+          return [realpathSync(path)]
+        } catch {
+          return []
+        }
+      }),
+    ),
+  ]
 }

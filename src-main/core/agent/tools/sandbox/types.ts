@@ -40,5 +40,4 @@ export interface Sandbox {
 
 /** Whether a sandbox can start here: a way to make one, or why not and what fixes it. */
 export type SandboxAvailability =
-  | { available: true; name: string; create(settings: SandboxSettings): Sandbox }
-  | { available: false; reason: string }
+  { available: true; name: string; create(settings: SandboxSettings): Sandbox } | { available: false; reason: string }
