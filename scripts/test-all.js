@@ -1,54 +1,44 @@
 #!/usr/bin/env node
 // Runs every test runner (vitest, then Playwright) and ends with one plain line summing them:
-// "N passed, N failed, N skipped". Exits non-zero if any runner failed.
+// "N passed, N failed, N skipped" (counted by test-counts.js). Exits non-zero if any runner failed,
+// and then the line never says "0 failed".
 import { spawnSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, existsSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
+import { countPlaywright, countRun, countVitest, summaryLine } from './test-counts.js'
 
 const reports = mkdtempSync(path.join(os.tmpdir(), 'arbor-test-reports-'))
-const totals = { passed: 0, failed: 0, skipped: 0 }
-let exitCode = 0
+const runs = []
 
 function run(name, command, args, env = {}) {
   console.log(`\n=== ${name}: ${command} ${args.join(' ')}`)
   const result = spawnSync(command, args, { stdio: 'inherit', env: { ...process.env, ...env } })
-  if (result.status !== 0) exitCode = 1
   return result.status
 }
 
+function readReport(file, runner) {
+  if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8'))
+  console.log(`${runner} wrote no report`)
+  return undefined
+}
+
 const vitestReport = path.join(reports, 'vitest.json')
-run('unit and integration tests (vitest)', 'npx', [
+const vitestStatus = run('unit and integration tests (vitest)', 'npx', [
   'vitest',
   'run',
   '--reporter=default',
   '--reporter=json',
   `--outputFile.json=${vitestReport}`,
 ])
-if (existsSync(vitestReport)) {
-  const report = JSON.parse(readFileSync(vitestReport, 'utf8'))
-  totals.passed += report.numPassedTests
-  totals.failed += report.numFailedTests
-  totals.skipped += report.numPendingTests + report.numTodoTests
-} else {
-  console.log('vitest wrote no report')
-  totals.failed += 1
-}
+runs.push(countRun(vitestStatus, readReport(vitestReport, 'vitest'), countVitest))
 
 const playwrightReport = path.join(reports, 'playwright.json')
-run('end-to-end tests (Playwright)', 'npx', ['playwright', 'test', '--reporter=list,json'], {
+const playwrightStatus = run('end-to-end tests (Playwright)', 'npx', ['playwright', 'test', '--reporter=list,json'], {
   PLAYWRIGHT_JSON_OUTPUT_NAME: playwrightReport,
 })
-if (existsSync(playwrightReport)) {
-  const { stats } = JSON.parse(readFileSync(playwrightReport, 'utf8'))
-  totals.passed += stats.expected + stats.flaky
-  totals.failed += stats.unexpected
-  totals.skipped += stats.skipped
-} else {
-  console.log('Playwright wrote no report')
-  totals.failed += 1
-}
+runs.push(countRun(playwrightStatus, readReport(playwrightReport, 'Playwright'), countPlaywright))
 
-if (totals.failed > 0) exitCode = 1
-console.log(`\n${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`)
-process.exit(exitCode)
+const failed = runs.some((counts) => counts.failed > 0)
+console.log(`\n${summaryLine(runs)}`)
+process.exit(failed ? 1 : 0)

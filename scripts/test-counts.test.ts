@@ -1,0 +1,86 @@
+import { spawnSync } from 'node:child_process'
+import { mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { countPlaywright, countRun, countVitest, summaryLine, type PlaywrightReport, type VitestReport } from './test-counts.js'
+
+const repoRoot = path.resolve(import.meta.dirname, '..')
+
+/** Runs a runner's CLI from this repository on a folder of its own, and returns its exit status and JSON report. */
+function runReport<R>(dir: string, args: string[], env: NodeJS.ProcessEnv = {}): { status: number | null; report: R } {
+  const result = spawnSync(process.execPath, args, { cwd: dir, encoding: 'utf8', env: { ...process.env, CI: '1', ...env } })
+  return { status: result.status, report: JSON.parse(readFileSync(path.join(dir, 'report.json'), 'utf8')) as R }
+}
+
+describe('test-all counting', () => {
+  it('counts a vitest file that does not load as failed, beside its passed tests', () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'arbor-test-counts-'))
+    writeFileSync(path.join(dir, 'fine.test.js'), "test('adds', () => expect(1 + 1).toBe(2))\n")
+    writeFileSync(path.join(dir, 'broken.test.js'), "import './missing-module.js'\ntest('never runs', () => {})\n")
+    const { status, report } = runReport<VitestReport>(dir, [
+      path.join(repoRoot, 'node_modules/vitest/vitest.mjs'),
+      'run',
+      '--root',
+      dir,
+      '--globals',
+      '--reporter=json',
+      '--outputFile.json=report.json',
+    ])
+    // What vitest itself says: a failed suite, no failed test.
+    expect(status).not.toBe(0)
+    expect(report.numFailedTests).toBe(0)
+    expect(report.numFailedTestSuites).toBeGreaterThan(0)
+    const counts = countRun(status, report, countVitest)
+    expect(counts).toEqual({ passed: 1, failed: 1, skipped: 0 })
+    expect(summaryLine([counts])).toBe('1 passed, 1 failed, 0 skipped')
+  })
+
+  it('counts a failed test once, not again as its failed file', () => {
+    const report: VitestReport = {
+      numPassedTests: 3,
+      numFailedTests: 1,
+      numPendingTests: 1,
+      numTodoTests: 1,
+      numFailedTestSuites: 2,
+      testResults: [
+        { status: 'failed', assertionResults: [{ status: 'passed' }, { status: 'failed' }] },
+        { status: 'passed', assertionResults: [{ status: 'passed' }, { status: 'passed' }, { status: 'skipped' }, { status: 'todo' }] },
+      ],
+    }
+    expect(countVitest(report)).toEqual({ passed: 3, failed: 1, skipped: 2 })
+  })
+
+  it('counts a Playwright spec file that does not load as failed', () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'arbor-test-counts-'))
+    writeFileSync(path.join(dir, 'playwright.config.mjs'), "export default { testDir: '.', reporter: [['json']] }\n")
+    // The spec that loads finds @playwright/test in this repository's node_modules; it needs no browser.
+    symlinkSync(path.join(repoRoot, 'node_modules'), path.join(dir, 'node_modules'))
+    writeFileSync(
+      path.join(dir, 'fine.spec.mjs'),
+      "import { expect, test } from '@playwright/test'\ntest('adds', () => expect(1 + 1).toBe(2))\n",
+    )
+    writeFileSync(path.join(dir, 'broken.spec.mjs'), "throw new Error('this spec does not load')\n")
+    const { status, report } = runReport<PlaywrightReport>(
+      dir,
+      [path.join(repoRoot, 'node_modules/@playwright/test/cli.js'), 'test', '--config', 'playwright.config.mjs'],
+      { PLAYWRIGHT_JSON_OUTPUT_NAME: path.join(dir, 'report.json') },
+    )
+    expect(status).not.toBe(0)
+    // What Playwright itself says: no unexpected test, one error outside the tests.
+    expect(report.stats?.unexpected).toBe(0)
+    expect(report.errors?.map((error) => (error as { message?: string }).message)).toEqual([
+      expect.stringContaining('this spec does not load'),
+    ])
+    // Playwright runs no test at all when a spec does not load.
+    expect(countRun(status, report, countPlaywright)).toEqual({ passed: 0, failed: 1, skipped: 0 })
+  })
+
+  it('counts a runner that failed with nothing failed in its report, or with no report, as one failure', () => {
+    const clean: PlaywrightReport = { stats: { expected: 4, unexpected: 0, flaky: 1, skipped: 2 }, errors: [] }
+    expect(countRun(0, clean, countPlaywright)).toEqual({ passed: 5, failed: 0, skipped: 2 })
+    expect(countRun(1, clean, countPlaywright)).toEqual({ passed: 5, failed: 1, skipped: 2 })
+    expect(countRun(1, undefined, countVitest)).toEqual({ passed: 0, failed: 1, skipped: 0 })
+    expect(summaryLine([countRun(1, undefined, countVitest), countRun(0, clean, countPlaywright)])).toBe('5 passed, 1 failed, 2 skipped')
+  })
+})
