@@ -6,7 +6,7 @@ import { defineConfig } from 'electron-vite'
 import type { Plugin } from 'vite'
 import react from '@vitejs/plugin-react'
 import { agentSnapshotFile } from './src-main/cli/agent-entry'
-import { codeCacheSourceFile, wrapCommonJs } from './src-main/core/agent/code-cache'
+import { codeCacheSourceFile, wrapCommonJs } from './src-main/core/protocol/code-cache'
 
 /** zod's messages in English only: an agent never switches locale, and the others are over half of zod. */
 const englishOnlyZod: EsbuildPlugin = {

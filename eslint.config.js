@@ -34,46 +34,45 @@ const nodeGlobals = Object.fromEntries(
   ].map((name) => [name, 'readonly']),
 )
 
-// The agent process and the supervisor meet only in core/protocol (the messages between them).
-// An agent imports nothing of the supervisor; the supervisor imports the job's definitions from
-// agent/ (profiles, project instructions) but none of what runs inside an agent process.
+// The agent process and the supervisor meet only in core/protocol (the messages between them and
+// how an agent is started) and in what both read of the job (core/job: profiles, project
+// instructions). A blanket rule each way, so it cannot drift as files are added: nothing under
+// supervisor/ imports anything from agent/, nothing under agent/ anything from supervisor/, tests
+// and their helpers included (a supervisor test forks the agent by its path, it imports none of
+// it). The agent may not import the supervisor's provider config either: it names the API key.
 const electronImportRule = {
   paths: [{ name: 'electron', message: electronMessage }],
   patterns: [{ group: ['electron/*'], message: electronMessage }],
 }
-const protocolMessage = 'The agent and the supervisor share only src-main/core/protocol; import the protocol instead.'
-const agentSideBoundary = {
-  files: ['src-main/core/agent/**/*.ts'],
+const electronSyntaxRules = [
+  { selector: `ImportExpression[source.value=${electronSpecifier}]`, message: electronMessage },
+  { selector: `CallExpression[callee.name='require'][arguments.0.value=${electronSpecifier}]`, message: electronMessage },
+]
+const protocolMessage = 'The agent and the supervisor share only src-main/core/protocol and src-main/core/job; import those instead.'
+const keyMessage =
+  "An agent process never holds a provider key: the provider config (providers/provider-config, create-provider) is the supervisor's."
+const sideBoundary = (files, otherSide, extraPatterns = []) => ({
+  files,
   rules: {
     'no-restricted-imports': [
       'error',
       {
         ...electronImportRule,
-        patterns: [...electronImportRule.patterns, { group: ['**/supervisor/*', '**/supervisor'], message: protocolMessage }],
+        patterns: [...electronImportRule.patterns, { regex: `(^|/)${otherSide}(/|$)`, message: protocolMessage }, ...extraPatterns],
       },
     ],
-  },
-}
-const supervisorSideBoundary = {
-  files: ['src-main/core/supervisor/**/*.ts'],
-  ignores: ['**/*.test.ts', 'src-main/core/supervisor/testing.ts'],
-  rules: {
-    'no-restricted-imports': [
+    // A lazy `import()` crosses the seam as surely as a static one.
+    'no-restricted-syntax': [
       'error',
-      {
-        ...electronImportRule,
-        patterns: [
-          ...electronImportRule.patterns,
-          {
-            regex:
-              '/agent/(loop|main|channel|supervisor-link|remote-model|compaction|run-stats|stop-conditions|explore-contract|testing|tools(/.*)?|risk(/.*)?)$',
-            message: protocolMessage,
-          },
-        ],
-      },
+      ...electronSyntaxRules,
+      { selector: `ImportExpression[source.value=/(^|\\u002F)${otherSide}(\\u002F|$)/]`, message: protocolMessage },
     ],
   },
-}
+})
+const agentSideBoundary = sideBoundary(['src-main/core/agent/**'], 'supervisor', [
+  { regex: '(^|/)providers/(provider-config|create-provider)$', message: keyMessage },
+])
+const supervisorSideBoundary = sideBoundary(['src-main/core/supervisor/**'], 'agent')
 
 export default defineConfig(
   globalIgnores(['out/', 'node_modules/', 'test-results/', 'playwright-report/', 'e2e/artifacts/', 'coverage/']),
@@ -94,14 +93,7 @@ export default defineConfig(
       ],
       'no-restricted-imports': ['error', electronImportRule],
       // The import rule does not see `require('electron')` or `import('electron')`.
-      'no-restricted-syntax': [
-        'error',
-        { selector: `ImportExpression[source.value=${electronSpecifier}]`, message: electronMessage },
-        {
-          selector: `CallExpression[callee.name='require'][arguments.0.value=${electronSpecifier}]`,
-          message: electronMessage,
-        },
-      ],
+      'no-restricted-syntax': ['error', ...electronSyntaxRules],
     },
   },
   agentSideBoundary,

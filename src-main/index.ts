@@ -1,7 +1,7 @@
 import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { app, BrowserWindow, dialog, ipcMain, Notification, session, utilityProcess } from 'electron'
-import { codeCacheDir, codeCacheDirVariable } from './core/agent/code-cache'
+import { codeCacheDir, codeCacheDirVariable } from './core/protocol/code-cache'
 import { createDispatcher } from './core/api/dispatcher'
 import { createEngine, type Engine } from './core/engine'
 import { contentSecurityPolicy, createAppUrlCheck } from './shell/app-url'

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs'
 import path from 'node:path'
-import { codeCacheDir, codeCacheDirVariable, codeCacheSourceFile } from '../core/agent/code-cache'
+import { codeCacheDir, codeCacheDirVariable, codeCacheSourceFile } from '../core/protocol/code-cache'
 import type { ForkHostOptions } from '../core/supervisor/fork-host'
 
 /**

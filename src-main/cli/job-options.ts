@@ -1,5 +1,5 @@
 import { createInterface } from 'node:readline/promises'
-import type { LoadedProfiles } from '../core/agent/profiles/load'
+import type { LoadedProfiles } from '../core/job/profiles/load'
 import {
   checkNewJob,
   defaultNewJob,

@@ -1,7 +1,7 @@
 import path from 'node:path'
-import { codeCacheDir } from './agent/code-cache'
-import { readProjectInstructions } from './agent/project-instructions'
-import { loadProfiles, type LoadedProfiles } from './agent/profiles/load'
+import { codeCacheDir } from './protocol/code-cache'
+import { readProjectInstructions } from './job/project-instructions'
+import { loadProfiles, type LoadedProfiles } from './job/profiles/load'
 import type { ApiHandlers, ApiNotification, ProjectInfo } from './api/contract'
 import type { KeyedProviderId } from './api/job-form'
 import type { EngineContext } from './handlers/context'
@@ -13,6 +13,7 @@ import { timelineHandlers } from './handlers/timeline-handlers'
 import { AutoExport } from './otlp/auto-export'
 import type { Environment } from './providers/connection'
 import { FileKeyStore, type KeyStore } from './settings/key-store'
+import { knownSecrets } from './settings/known-secrets'
 import { resolveConnectionFor } from './settings/providers'
 import { AppSettings } from './store/app-settings'
 import { openDatabase } from './store/database'
@@ -92,6 +93,7 @@ export function createEngine(options: EngineOptions): Engine {
       prices: settings.prices(),
       instructions: readProjectInstructions(project),
       protectedPaths: arborDataPaths(options.dbFile, project),
+      secrets: knownSecrets({ keys, env }),
     }
   }
   const pool = new WarmPool(options.processHost, options.warmPool ?? 2)
@@ -111,7 +113,7 @@ export function createEngine(options: EngineOptions): Engine {
   if (options.projectDir) openProjectIn(context, options.projectDir)
 
   // Every job this process ran goes to the collector in settings when it ends (a failed send is only a notice).
-  const autoExport = new AutoExport({ db, settings, keys, flush: () => writer.flush() })
+  const autoExport = new AutoExport({ db, settings, keys, secrets: () => knownSecrets({ keys, env }), flush: () => writer.flush() })
   supervisor.onJobEnd((jobId) => autoExport.jobEnded(jobId))
 
   const handlers: ApiHandlers = {

@@ -1,6 +1,6 @@
 import { existsSync, statSync } from 'node:fs'
 import path from 'node:path'
-import type { LoadedProfiles } from '../../core/agent/profiles/load'
+import type { LoadedProfiles } from '../../core/job/profiles/load'
 import type { PriceRow } from '../../core/api/contract'
 import { jobSettingsOf, providerIds, type NewJob, type ProviderId } from '../../core/api/job-form'
 import { demoJob, scriptedJob } from '../../core/demo/demo-job'

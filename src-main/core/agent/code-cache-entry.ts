@@ -21,7 +21,7 @@ import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node
 import { createRequire } from 'node:module'
 import path from 'node:path'
 import { Script } from 'node:vm'
-import { codeCacheDirVariable, codeCacheSourceFile } from './code-cache'
+import { codeCacheDirVariable, codeCacheSourceFile } from '../protocol/code-cache'
 
 /** The cache file for the bundle `source` under this V8, in `dir`. */
 const cacheFileFor = (dir: string, source: Buffer): string =>

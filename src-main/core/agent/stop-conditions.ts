@@ -1,4 +1,4 @@
-import type { Profile } from './profiles'
+import type { Profile } from '../job/profiles'
 import type { RunStats } from './run-stats'
 
 /** A hard limit checked before each model call: a stop with its reason and a summary, or nothing. */

@@ -6,7 +6,7 @@ import { toSupervisorSchema, type AgentInit, type ToAgent, type ToSupervisor } f
 import { HistoryReceiver } from '../protocol/model-history'
 import type { ScriptTurn } from '../trace/model'
 import { runAgent, type RunAgentOptions } from './loop'
-import { builtinProfiles, type Profile } from './profiles'
+import { builtinProfiles, type Profile } from '../job/profiles'
 import { SupervisorLink, type AgentLink, type Clock } from './supervisor-link'
 import { builtinTools } from './tools/builtin'
 

@@ -1,4 +1,4 @@
-import type { LoadedProfiles } from '../agent/profiles/load'
+import type { LoadedProfiles } from '../job/profiles/load'
 import type { ProjectInfo } from '../api/contract'
 import { ApiFailure, notFound } from '../api/errors'
 import type { Environment } from '../providers/connection'

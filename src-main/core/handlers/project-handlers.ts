@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, statSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { builtinProfiles } from '../agent/profiles'
+import { builtinProfiles } from '../job/profiles'
 import type { ApiHandlers, ProfileList, ProjectInfo } from '../api/contract'
 import { ApiFailure } from '../api/errors'
 import { defaultNewJob } from '../api/job-form'

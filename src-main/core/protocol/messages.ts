@@ -6,12 +6,6 @@ import { usageSchema } from '../trace/usage'
  * Messages between the supervisor and an agent process: discriminated unions on `type`,
  * parsed with zod on receipt in both directions.
  */
-const scriptTurnSchema = z.object({
-  delay_ms: z.number().int().nonnegative().optional(),
-  text: z.string().optional(),
-  tool_calls: z.array(z.object({ name: z.string(), arguments: z.record(z.string(), z.unknown()) })).optional(),
-})
-
 export const profileSchema = z.object({
   name: z.string(),
   description: z.string(),
@@ -24,14 +18,6 @@ export const profileSchema = z.object({
   result_contract: z.enum(['text', 'explore']),
   can_delegate: z.boolean(),
 })
-
-/** How the supervisor reaches an agent's model: never sent to an agent process. */
-export const providerConfigSchema = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('scripted'), model: z.string(), script: z.array(scriptTurnSchema) }),
-  z.object({ kind: z.literal('openai'), model: z.string(), base_url: z.string().nullable(), api_key: z.string().nullable().optional() }),
-  z.object({ kind: z.literal('anthropic'), model: z.string(), base_url: z.string().nullable(), api_key: z.string().nullable().optional() }),
-])
-export type ProviderConfig = z.infer<typeof providerConfigSchema>
 
 /** Provider-neutral history messages and tools (providers/types.ts), as they cross the pipe. */
 const toolCallSchema = z.object({ id: z.string(), name: z.string(), arguments: z.string() })

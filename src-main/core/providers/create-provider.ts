@@ -1,4 +1,4 @@
-import type { ProviderConfig } from '../protocol/messages'
+import type { ProviderConfig } from './provider-config'
 import { createAnthropicProvider } from './anthropic'
 import { failingProvider, resolveConnection, type Environment } from './connection'
 import { createOpenAIProvider } from './openai'

@@ -1,7 +1,8 @@
-import { withInstructions } from '../agent/project-instructions'
-import { resolveModel } from '../agent/profiles'
-import { describeProfiles } from '../agent/profiles/describe'
-import type { AgentInit, ProviderConfig, SandboxPolicy } from '../protocol/messages'
+import { withInstructions } from '../job/project-instructions'
+import { resolveModel } from '../job/profiles'
+import { describeProfiles } from '../job/profiles/describe'
+import type { AgentInit, SandboxPolicy } from '../protocol/messages'
+import type { ProviderConfig } from '../providers/provider-config'
 import type { AgentRuntime } from './runtime'
 
 /** The model an agent runs on: its request's or profile's choice; `light` falls back to the main model. */

@@ -1,5 +1,5 @@
-import type { ProjectInstructions } from '../agent/project-instructions'
-import type { Profile } from '../agent/profiles'
+import type { ProjectInstructions } from '../job/project-instructions'
+import type { Profile } from '../job/profiles'
 import type { PriceTable } from '../providers/pricing'
 import type { AgentStatus, Envelope, EventData, NewTraceEvent, TerminalReason } from '../trace/events'
 import type { Job, JobSettings } from '../trace/model'

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { builtinProfiles } from '../agent/profiles'
+import { builtinProfiles } from '../job/profiles'
 import { decideSpawn, type SpawnPolicyInput } from './spawn-policy'
 
 const general = builtinProfiles.general!

@@ -1,4 +1,4 @@
-import type { Profile } from '../agent/profiles'
+import type { Profile } from '../job/profiles'
 
 /** What becomes of a `task` call, decided in the order of product.md §4. */
 export type SpawnDecision = { kind: 'deny'; reason: string } | { kind: 'hold' } | { kind: 'queue' } | { kind: 'start' }
