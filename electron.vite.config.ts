@@ -74,6 +74,13 @@ function agentBundle(): Plugin {
   }
 }
 
+/**
+ * The renderer's and the preload's one door into core: `@core/…` is src-main/core, for the pure
+ * modules eslint.config.js allows them (the API contract, the trace model, the job form, pricing).
+ * The same alias is in the tsconfigs' `paths` and vitest.config.ts.
+ */
+const coreAlias = { '@core': resolve(__dirname, 'src-main/core') }
+
 // Three builds: the Electron main process (plus the CLI entry and the agent bundle, which run
 // in plain Node too), the sandboxed preload (CommonJS), and the React renderer.
 export default defineConfig({
@@ -90,6 +97,7 @@ export default defineConfig({
     },
   },
   preload: {
+    resolve: { alias: coreAlias },
     build: {
       outDir: 'out/preload',
       rollupOptions: {
@@ -101,6 +109,7 @@ export default defineConfig({
   renderer: {
     root: 'src-renderer',
     plugins: [react()],
+    resolve: { alias: coreAlias },
     build: {
       outDir: 'out/renderer',
       minify: true,

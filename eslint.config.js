@@ -1,6 +1,7 @@
 import js from '@eslint/js'
 import { defineConfig, globalIgnores } from 'eslint/config'
 import tseslint from 'typescript-eslint'
+import { rendererBoundaryPlugin } from './scripts/eslint-renderer-boundary.js'
 
 // Electron stays at the edge: only the shell may import it. Everything else (agent, supervisor,
 // store, api, CLI, serve, renderer) must run in plain Node or a browser.
@@ -98,6 +99,13 @@ export default defineConfig(
   },
   agentSideBoundary,
   supervisorSideBoundary,
+  {
+    // The renderer and the preload: one door into core, `@core/…` for its pure modules; no
+    // relative way out of their folder, no Node built-ins, no SQLite.
+    files: ['src-renderer/**', 'src-preload/**'],
+    plugins: { arbor: rendererBoundaryPlugin },
+    rules: { 'arbor/renderer-boundary': 'error' },
+  },
   {
     files: electronShellFiles,
     rules: { 'no-restricted-imports': 'off', 'no-restricted-syntax': 'off' },

@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest'
-import { apiContract, type ApiNotification, type ArborApi } from '../src-main/core/api/contract'
-import { notificationChannel, splitFieldErrors } from '../src-main/core/api/methods'
+import { apiContract, type ApiNotification, type ArborApi } from '@core/api/contract'
+import { notificationChannel, splitFieldErrors } from '@core/api/methods'
 
 // The preload runs only inside Electron's sandbox; here `electron` is a stand-in (the real
 // module is never loaded) that records what the preload exposes and sends.

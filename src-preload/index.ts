@@ -1,6 +1,6 @@
 import { contextBridge, ipcRenderer, webUtils, type IpcRendererEvent } from 'electron'
-import type { ApiInput, ApiMethod, ApiNotification, ApiOutputs, ApiResult, ArborApi } from '../src-main/core/api/contract'
-import { fieldsMarker, ipcChannel, notificationChannel } from '../src-main/core/api/methods'
+import type { ApiInput, ApiMethod, ApiNotification, ApiOutputs, ApiResult, ArborApi } from '@core/api/contract'
+import { fieldsMarker, ipcChannel, notificationChannel } from '@core/api/methods'
 
 /**
  * The sandboxed preload (built to CommonJS): exposes exactly one object, `window.arbor`, with

@@ -1,4 +1,4 @@
-import type { ApiOutputs, ArborApi } from '../../../src-main/core/api/contract'
+import type { ApiOutputs, ArborApi } from '@core/api/contract'
 import { createWsClient, type ConnectionListener, type WebSocketLike } from './ws-client'
 
 declare global {

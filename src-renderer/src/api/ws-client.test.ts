@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { ApiNotification } from '../../../src-main/core/api/contract'
+import type { ApiNotification } from '@core/api/contract'
 import { createWsClient, type WebSocketLike } from './ws-client'
 
 /** An in-process stand-in for the server end of the socket. */

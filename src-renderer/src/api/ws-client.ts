@@ -1,5 +1,5 @@
-import type { ApiMethod, ApiNotification, ApiResult, ArborApi } from '../../../src-main/core/api/contract'
-import { apiMethods, fieldsMarker } from '../../../src-main/core/api/methods'
+import type { ApiMethod, ApiNotification, ApiResult, ArborApi } from '@core/api/contract'
+import { apiMethods, fieldsMarker } from '@core/api/methods'
 
 /** The few members of a browser WebSocket the client uses, so tests can pass a fake. */
 export interface WebSocketLike {

@@ -1,5 +1,5 @@
 import { useShallow } from 'zustand/react/shallow'
-import type { PendingApproval } from '../../../src-main/core/api/contract'
+import type { PendingApproval } from '@core/api/contract'
 import { useArbor, type ArborState } from '../store'
 import { shortId } from '../util/format'
 

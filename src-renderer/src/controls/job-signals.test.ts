@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { defaultSettings, type AgentNode, type JobSettings } from '../../../src-main/core/trace/model'
-import { emptyUsage } from '../../../src-main/core/trace/usage'
+import { defaultSettings, type AgentNode, type JobSettings } from '@core/trace/model'
+import { emptyUsage } from '@core/trace/usage'
 import { budgetShare, stopReasonOf, warningShare } from './job-signals'
 
 const settings = (budgets: Partial<JobSettings> = {}): JobSettings => defaultSettings(budgets)

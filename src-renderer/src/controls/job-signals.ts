@@ -1,4 +1,4 @@
-import type { AgentNode, JobSettings } from '../../../src-main/core/trace/model'
+import type { AgentNode, JobSettings } from '@core/trace/model'
 
 /** The larger of tokens/token budget and cost/cost budget, as the supervisor measures it; null without budgets. */
 export function budgetShare(settings: JobSettings | undefined, tokens: number, cost: number | null): number | null {

@@ -1,6 +1,6 @@
 import { Handle, Position, useStore, type Node, type NodeProps } from '@xyflow/react'
 import { memo, type MouseEvent } from 'react'
-import type { AgentNode as Agent } from '../../../src-main/core/trace/model'
+import type { AgentNode as Agent } from '@core/trace/model'
 import { useArbor, type ArborState } from '../store'
 import { graphTree } from '../store/replay-slice'
 import { useArborFields } from '../store/use-fields'

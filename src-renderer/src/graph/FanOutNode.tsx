@@ -1,6 +1,6 @@
 import { Handle, Position, type Node, type NodeProps } from '@xyflow/react'
 import { memo } from 'react'
-import { agentStatuses, type AgentStatus } from '../../../src-main/core/trace/statuses'
+import { agentStatuses, type AgentStatus } from '@core/trace/statuses'
 import { graphTree } from '../store/replay-slice'
 import { useArborFields } from '../store/use-fields'
 import { fanOutTotals } from './fan-out'

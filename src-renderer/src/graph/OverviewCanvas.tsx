@@ -1,6 +1,6 @@
 import { getViewportForBounds, useStore, type ReactFlowState, type Rect } from '@xyflow/react'
 import { useEffect, useRef } from 'react'
-import type { AgentStatus } from '../../../src-main/core/trace/events'
+import type { AgentStatus } from '@core/trace/events'
 import { useArbor, type ArborState } from '../store'
 import { graphTree } from '../store/replay-slice'
 import type { TreeState } from '../store/tree-state'

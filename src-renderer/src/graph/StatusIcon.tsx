@@ -1,4 +1,4 @@
-import type { AgentStatus } from '../../../src-main/core/trace/events'
+import type { AgentStatus } from '@core/trace/events'
 import { agentStatusLook } from './status'
 
 /** A status glyph, or a CSS spinner while the agent works. */

@@ -1,5 +1,5 @@
 import { create } from 'zustand'
-import { agentStatuses, type AgentStatus } from '../../../src-main/core/trace/statuses'
+import { agentStatuses, type AgentStatus } from '@core/trace/statuses'
 import type { TreeState } from '../store/tree-state'
 
 /**

@@ -1,5 +1,5 @@
 import { Position, type Edge, type ReactFlowState, type Rect } from '@xyflow/react'
-import type { AgentStatus } from '../../../src-main/core/trace/events'
+import type { AgentStatus } from '@core/trace/events'
 import type { TreeState } from '../store/tree-state'
 import type { AgentFlowNode } from './AgentNodeView'
 import { fanOutColumns, fanOutId } from './fan-out'

@@ -1,4 +1,4 @@
-import type { AgentStatus } from '../../../src-main/core/trace/events'
+import type { AgentStatus } from '@core/trace/events'
 
 export interface StatusLook {
   icon: string

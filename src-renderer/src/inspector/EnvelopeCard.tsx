@@ -1,4 +1,4 @@
-import type { EventData } from '../../../src-main/core/trace/events'
+import type { EventData } from '@core/trace/events'
 import { formatCost, formatDuration, formatTokens } from '../util/format'
 import { asText, LongText } from './LongText'
 

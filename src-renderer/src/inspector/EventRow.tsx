@@ -1,5 +1,5 @@
 import { memo, type ReactNode } from 'react'
-import type { TraceEvent } from '../../../src-main/core/trace/events'
+import type { TraceEvent } from '@core/trace/events'
 import { formatTime } from '../util/format'
 import { EnvelopeCard, envelopeOfEnd } from './EnvelopeCard'
 import { asText, LongText } from './LongText'

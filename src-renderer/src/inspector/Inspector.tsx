@@ -1,4 +1,4 @@
-import type { TraceEvent } from '../../../src-main/core/trace/events'
+import type { TraceEvent } from '@core/trace/events'
 import { useVirtualizer } from '@tanstack/react-virtual'
 import { useEffect, useLayoutEffect, useMemo, useRef } from 'react'
 import { useShallow } from 'zustand/react/shallow'

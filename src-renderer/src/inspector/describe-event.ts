@@ -1,4 +1,4 @@
-import type { EventData, TraceEvent } from '../../../src-main/core/trace/events'
+import type { EventData, TraceEvent } from '@core/trace/events'
 import { formatCost, formatDuration, formatTokens, shortId } from '../util/format'
 
 export type Tone = 'neutral' | 'model' | 'tool' | 'ok' | 'bad' | 'warn' | 'agent'

@@ -1,4 +1,4 @@
-import type { JobStatus } from '../../../src-main/core/trace/events'
+import type { JobStatus } from '@core/trace/events'
 
 /** A job's status; the text is exactly the status (the icon is drawn by CSS). */
 export function JobStatusBadge({ status, testId }: { status: JobStatus; testId?: string }) {

@@ -1,6 +1,6 @@
 import { useEffect, useId, useMemo, useRef, useState, type KeyboardEvent } from 'react'
-import { noSandboxConfirmation, type FieldErrors, type ProviderId } from '../../../src-main/core/api/job-form'
-import { defaultPrices } from '../../../src-main/core/providers/pricing'
+import { noSandboxConfirmation, type FieldErrors, type ProviderId } from '@core/api/job-form'
+import { defaultPrices } from '@core/providers/pricing'
 import { rememberFocus, submitShortcut, trapTab } from '../settings/focus'
 import { useArbor } from '../store'
 import { ApprovalsSection } from './new-job/ApprovalsSection'

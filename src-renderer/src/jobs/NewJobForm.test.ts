@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import type { PriceRow, SettingsView } from '../../../src-main/core/api/contract'
-import { defaultNewJob, newJobSchema, type NewJob } from '../../../src-main/core/api/job-form'
-import { fieldsMarker } from '../../../src-main/core/api/methods'
-import { defaultPrices } from '../../../src-main/core/providers/pricing'
+import type { PriceRow, SettingsView } from '@core/api/contract'
+import { defaultNewJob, newJobSchema, type NewJob } from '@core/api/job-form'
+import { fieldsMarker } from '@core/api/methods'
+import { defaultPrices } from '@core/providers/pricing'
 import {
   awaitsSandboxConfirmation,
   describePrice,

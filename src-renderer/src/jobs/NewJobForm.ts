@@ -1,15 +1,7 @@
-import type { PriceRow, ProfileInfo, SettingsView } from '../../../src-main/core/api/contract'
-import {
-  checkNewJob,
-  defaultModels,
-  fieldErrors,
-  newJobSchema,
-  type FieldErrors,
-  type NewJob,
-  type ProviderId,
-} from '../../../src-main/core/api/job-form'
-import { priceFor, type ModelPrice, type PriceTable } from '../../../src-main/core/providers/pricing'
-import { spawnGuardDefaults } from '../../../src-main/core/trace/model'
+import type { PriceRow, ProfileInfo, SettingsView } from '@core/api/contract'
+import { checkNewJob, defaultModels, fieldErrors, newJobSchema, type FieldErrors, type NewJob, type ProviderId } from '@core/api/job-form'
+import { priceFor, type ModelPrice, type PriceTable } from '@core/providers/pricing'
+import { spawnGuardDefaults } from '@core/trace/model'
 import { errorFields, errorText } from '../store/types'
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { TraceEvent } from '../../../src-main/core/trace/events'
+import type { TraceEvent } from '@core/trace/events'
 import { eventFactory } from '../test-support/events'
 import { createEventBatcher, type Scheduler } from './event-batcher'
 

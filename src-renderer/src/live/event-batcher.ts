@@ -1,4 +1,4 @@
-import type { TraceEvent } from '../../../src-main/core/trace/events'
+import type { TraceEvent } from '@core/trace/events'
 
 export interface Scheduler {
   /** Runs the callback before the next paint (requestAnimationFrame in the browser). */

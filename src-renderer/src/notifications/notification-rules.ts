@@ -1,4 +1,4 @@
-import type { TraceEvent } from '../../../src-main/core/trace/events'
+import type { TraceEvent } from '@core/trace/events'
 
 /** One system notification to show: `key` is unique per event, so none is shown twice. */
 export interface PlannedNotification {

@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react'
-import { baseUrlPresets } from '../../../src-main/core/api/job-form'
+import { baseUrlPresets } from '@core/api/job-form'
 
 /** Building blocks shared by the new-job dialog and the settings page. */
 

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState, type KeyboardEvent } from 'react'
-import type { PriceRow } from '../../../src-main/core/api/contract'
+import type { PriceRow } from '@core/api/contract'
 import { useArbor } from '../store'
 import { api } from '../store/api-ref'
 import { errorText, type FormsSlice } from '../store/types'

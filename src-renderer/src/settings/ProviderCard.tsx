@@ -1,12 +1,6 @@
 import { useEffect, useId, useMemo, useRef, useState } from 'react'
-import {
-  apiContract,
-  type ConnectionTest,
-  type KeyStorageInfo,
-  type PriceRow,
-  type ProviderInfo,
-} from '../../../src-main/core/api/contract'
-import { suggestedModels } from '../../../src-main/core/api/job-form'
+import { apiContract, type ConnectionTest, type KeyStorageInfo, type PriceRow, type ProviderInfo } from '@core/api/contract'
+import { suggestedModels } from '@core/api/job-form'
 import { priceTable } from '../jobs/NewJobForm'
 import { useArbor } from '../store'
 import { api } from '../store/api-ref'

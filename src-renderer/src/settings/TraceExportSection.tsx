@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react'
-import type { TraceExportView } from '../../../src-main/core/api/contract'
+import type { TraceExportView } from '@core/api/contract'
 import { api } from '../store/api-ref'
 import { errorText } from '../store/types'
 import { FormRow, Switch } from './FormControls'

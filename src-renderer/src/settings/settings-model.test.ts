@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { PriceRow, ProviderInfo, SettingsView } from '../../../src-main/core/api/contract'
+import type { PriceRow, ProviderInfo, SettingsView } from '@core/api/contract'
 import {
   baseUrlPlaceholder,
   checkNewModel,

@@ -7,9 +7,9 @@ import {
   type PriceRow,
   type ProviderInfo,
   type SettingsView,
-} from '../../../src-main/core/api/contract'
-import type { KeyedProviderId } from '../../../src-main/core/api/job-form'
-import type { ModelPrice } from '../../../src-main/core/providers/pricing'
+} from '@core/api/contract'
+import type { KeyedProviderId } from '@core/api/job-form'
+import type { ModelPrice } from '@core/providers/pricing'
 
 /** Pure helpers of the settings page: what it shows, and what it sends. Never a key. */
 

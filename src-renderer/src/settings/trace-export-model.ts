@@ -1,4 +1,4 @@
-import { apiContract, type ApiInput, type TraceExportView } from '../../../src-main/core/api/contract'
+import { apiContract, type ApiInput, type TraceExportView } from '@core/api/contract'
 
 /** Pure helpers of the trace export section: what it sends, and what it says. Never a header value. */
 

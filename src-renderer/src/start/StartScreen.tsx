@@ -1,7 +1,7 @@
 import '../styles/start.css'
 import { useEffect, useRef, useState } from 'react'
 import { useShallow } from 'zustand/react/shallow'
-import type { RecentProject } from '../../../src-main/core/api/contract'
+import type { RecentProject } from '@core/api/contract'
 import { useArbor, type ArborState } from '../store'
 import { transport } from '../store/api-ref'
 import { ArborLogo } from './ArborLogo'

@@ -1,4 +1,4 @@
-import type { ArborApi } from '../../../src-main/core/api/contract'
+import type { ArborApi } from '@core/api/contract'
 import type { Transport } from '../api/transport'
 
 let current: Transport | null = null

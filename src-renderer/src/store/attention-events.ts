@@ -1,4 +1,4 @@
-import type { TraceEvent } from '../../../src-main/core/trace/events'
+import type { TraceEvent } from '@core/trace/events'
 
 /** What the job list flags without opening a job: root approvals waiting, budget warnings. */
 export interface AttentionState {

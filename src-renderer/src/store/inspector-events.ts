@@ -1,4 +1,4 @@
-import type { TraceEvent } from '../../../src-main/core/trace/events'
+import type { TraceEvent } from '@core/trace/events'
 
 /** One open inspector: the trace of one agent, fetched then tailed live. */
 export interface InspectorState {

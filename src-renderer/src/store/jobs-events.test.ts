@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest'
-import type { Job } from '../../../src-main/core/trace/model'
-import { emptyUsage } from '../../../src-main/core/trace/usage'
+import type { Job } from '@core/trace/model'
+import { emptyUsage } from '@core/trace/usage'
 import { eventFactory } from '../test-support/events'
 import { applyJobEvents, sortJobIds } from './jobs-events'
-import { defaultSettings } from '../../../src-main/core/trace/model'
+import { defaultSettings } from '@core/trace/model'
 
 const job = (id: string, created_at: string): Job => ({
   id,

@@ -1,6 +1,6 @@
-import type { TraceEvent } from '../../../src-main/core/trace/events'
-import type { Job } from '../../../src-main/core/trace/model'
-import { reduceJob } from '../../../src-main/core/trace/projection'
+import type { TraceEvent } from '@core/trace/events'
+import type { Job } from '@core/trace/model'
+import { reduceJob } from '@core/trace/projection'
 
 export interface JobsUpdate {
   jobs: Record<string, Job>

@@ -1,4 +1,4 @@
-import type { Job } from '../../../src-main/core/trace/model'
+import type { Job } from '@core/trace/model'
 import { api } from './api-ref'
 import { sortJobIds } from './jobs-events'
 import { errorText, type JobsSlice, type SliceCreator } from './types'

@@ -1,4 +1,4 @@
-import type { ProjectInfo } from '../../../src-main/core/api/contract'
+import type { ProjectInfo } from '@core/api/contract'
 import { api, transport } from './api-ref'
 import { emptyTree } from './tree-state'
 import { errorText, type ArborState, type ProjectsSlice, type SliceCreator } from './types'

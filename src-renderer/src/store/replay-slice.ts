@@ -1,4 +1,4 @@
-import type { TraceEvent } from '../../../src-main/core/trace/events'
+import type { TraceEvent } from '@core/trace/events'
 import { createReplayCursor, extendCheckpoints, indexAt, seekIndex, type ReplayCursor } from '../timeline/replay-cursor'
 import { api } from './api-ref'
 import type { TreeState } from './tree-state'

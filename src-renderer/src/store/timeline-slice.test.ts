@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { emptyTimeline, foldTimeline } from '../../../src-main/core/trace/timeline'
+import { emptyTimeline, foldTimeline } from '@core/trace/timeline'
 import { eventFactory } from '../test-support/events'
 import { applyTimelineEvents, emptyTimelineState } from './timeline-slice'
 

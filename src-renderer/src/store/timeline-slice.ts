@@ -1,5 +1,5 @@
-import type { TraceEvent } from '../../../src-main/core/trace/events'
-import { foldTimeline, laneTreeOrder, type Timeline } from '../../../src-main/core/trace/timeline'
+import type { TraceEvent } from '@core/trace/events'
+import { foldTimeline, laneTreeOrder, type Timeline } from '@core/trace/timeline'
 import type { StackBy, UsageMetric } from '../timeline/usage-stacks'
 import { api } from './api-ref'
 import { errorText, type SliceCreator } from './types'

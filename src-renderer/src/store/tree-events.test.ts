@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import type { AgentNode } from '../../../src-main/core/trace/model'
-import { emptyUsage } from '../../../src-main/core/trace/usage'
+import type { AgentNode } from '@core/trace/model'
+import { emptyUsage } from '@core/trace/usage'
 import { eventFactory } from '../test-support/events'
 import { applyInspectorEvents, openInspector } from './inspector-events'
 import { applyTreeEvents } from './tree-events'

@@ -1,7 +1,7 @@
-import type { PendingApproval } from '../../../src-main/core/api/contract'
-import type { TraceEvent } from '../../../src-main/core/trace/events'
-import type { AgentNode } from '../../../src-main/core/trace/model'
-import { reduceAgents } from '../../../src-main/core/trace/projection'
+import type { PendingApproval } from '@core/api/contract'
+import type { TraceEvent } from '@core/trace/events'
+import type { AgentNode } from '@core/trace/model'
+import { reduceAgents } from '@core/trace/projection'
 import { buildChildren, buildSubtreeTotals, updateSubtreeTotals, type TreeState } from './tree-state'
 
 /**

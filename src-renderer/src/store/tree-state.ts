@@ -1,6 +1,6 @@
-import type { PendingApproval } from '../../../src-main/core/api/contract'
-import type { TraceEvent } from '../../../src-main/core/trace/events'
-import type { AgentNode } from '../../../src-main/core/trace/model'
+import type { PendingApproval } from '@core/api/contract'
+import type { TraceEvent } from '@core/trace/events'
+import type { AgentNode } from '@core/trace/model'
 
 /** Totals over an agent and all its descendants, plus what the stall flag needs. */
 export interface SubtreeTotals {

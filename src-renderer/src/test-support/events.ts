@@ -1,4 +1,4 @@
-import type { EventType, TraceEvent } from '../../../src-main/core/trace/events'
+import type { EventType, TraceEvent } from '@core/trace/events'
 
 /**
  * Builds trace events with increasing seq and a fixed clock, for reducer tests. The data is taken

@@ -2,6 +2,7 @@ import { useEffect } from 'react'
 import { useShallow } from 'zustand/react/shallow'
 import { useArbor, type ArborState } from '../store'
 import { replaySpeeds } from '../store/replay-slice'
+import { replaySliderRange, replaySliderValue, replayTimeAt } from './replay-slider'
 import { formatSeconds } from './time-range'
 
 const selectReplay = (state: ArborState) => {
@@ -27,8 +28,8 @@ export function ReplayBar() {
   usePlayback(replay.playing)
   if (!replay.active) return null
   const store = useArbor.getState()
-  const elapsed = (replay.atMs - replay.startMs) / 1000
-  const total = (replay.endMs - replay.startMs) / 1000
+  const elapsed = replaySliderValue(replay.startMs, replay.atMs)
+  const range = replaySliderRange(replay.startMs, replay.endMs)
 
   return (
     <div
@@ -56,17 +57,17 @@ export function ReplayBar() {
             data-testid="replay-slider"
             type="range"
             min={0}
-            max={Math.max(total, 0.001)}
-            step={Math.max(total / 2000, 0.001)}
+            max={range.max}
+            step={range.step}
             value={elapsed}
             aria-label="Replay time"
             onChange={(event) => {
               store.setReplayPlaying(false)
-              store.seekReplay(replay.startMs + Number(event.target.value) * 1000)
+              store.seekReplay(replayTimeAt(replay.startMs, replay.endMs, event.target.value))
             }}
           />
           <span className="replay-bar__time">
-            {formatSeconds(elapsed)} / {formatSeconds(total)}
+            {formatSeconds(elapsed)} / {formatSeconds(range.max)}
           </span>
           <span className="replay-bar__count">
             {replay.agents} agents · {replay.events} events

@@ -1,4 +1,4 @@
-import type { BarKind } from '../../../src-main/core/trace/timeline'
+import type { BarKind } from '@core/trace/timeline'
 import { useArbor } from '../store'
 import { barColor, barName, failedColor, hatchedKinds } from './colors'
 

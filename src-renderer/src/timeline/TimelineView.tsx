@@ -1,6 +1,6 @@
 import 'uplot/dist/uPlot.min.css'
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react'
-import type { BarKind, Timeline, TimelineBar } from '../../../src-main/core/trace/timeline'
+import type { BarKind, Timeline, TimelineBar } from '@core/trace/timeline'
 import { useArbor } from '../store'
 import { formatDuration } from '../util/format'
 import { barName, lifelineColor } from './colors'

@@ -1,4 +1,4 @@
-import type { BarKind } from '../../../src-main/core/trace/timeline'
+import type { BarKind } from '@core/trace/timeline'
 
 /** The timeline's colours, shared by the canvas and the legend (the inspector's tones: model violet, tool blue). */
 export const barColor: Record<BarKind, string> = {

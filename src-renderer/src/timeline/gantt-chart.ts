@@ -1,5 +1,5 @@
 import uPlot from 'uplot'
-import type { Timeline, TimelineBar } from '../../../src-main/core/trace/timeline'
+import type { Timeline, TimelineBar } from '@core/trace/timeline'
 import { barColor, failedColor, hatchedKinds, lifelineColor, linkColor, markerColor } from './colors'
 import type { TimeRange } from './time-range'
 import { attachWheelZoom, xAxis } from './uplot-shared'

@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import type { TraceEvent } from '../../../src-main/core/trace/events'
+import type { TraceEvent } from '@core/trace/events'
 import { applyTreeEvents } from '../store/tree-events'
 import { emptyTree, type TreeState } from '../store/tree-state'
 import { eventFactory } from '../test-support/events'

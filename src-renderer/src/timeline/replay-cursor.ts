@@ -1,4 +1,4 @@
-import type { TraceEvent } from '../../../src-main/core/trace/events'
+import type { TraceEvent } from '@core/trace/events'
 import { applyTreeEvents } from '../store/tree-events'
 import { emptyTree, type TreeState } from '../store/tree-state'
 

@@ -1,4 +1,4 @@
-import { timelineEnd, type Timeline } from '../../../src-main/core/trace/timeline'
+import { timelineEnd, type Timeline } from '@core/trace/timeline'
 
 /** A visible span of the job, in seconds from its start: the x scale both charts share. */
 export interface TimeRange {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import type { TraceEvent } from '../../../src-main/core/trace/events'
-import { emptyTimeline, foldTimeline, type Timeline } from '../../../src-main/core/trace/timeline'
+import type { TraceEvent } from '@core/trace/events'
+import { emptyTimeline, foldTimeline, type Timeline } from '@core/trace/timeline'
 import { eventFactory } from '../test-support/events'
 import { maxBands, otherKey, usageStacks } from './usage-stacks'
 

@@ -1,4 +1,4 @@
-import type { Timeline } from '../../../src-main/core/trace/timeline'
+import type { Timeline } from '@core/trace/timeline'
 
 export type StackBy = 'agent' | 'profile'
 export type UsageMetric = 'tokens' | 'cost'

@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react'
-import type { PriceTable } from '../../../../src-main/core/providers/pricing'
+import type { PriceTable } from '@core/providers/pricing'
 import { FormSection } from '../../settings/FormControls'
 import { unpricedModels } from '../NewJobForm'
 import { Affix } from './Affix'

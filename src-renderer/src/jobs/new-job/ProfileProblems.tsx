@@ -1,4 +1,4 @@
-import type { ProfileList } from '../../../../src-main/core/api/contract'
+import type { ProfileList } from '@core/api/contract'
 
 /** The profile files that did not load (errors) or loaded with a warning, under the profile select. */
 export function ProfileProblems(props: { profiles: ProfileList }) {

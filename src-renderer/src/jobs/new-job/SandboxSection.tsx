@@ -1,4 +1,4 @@
-import { noSandboxConfirmation } from '../../../../src-main/core/api/job-form'
+import { noSandboxConfirmation } from '@core/api/job-form'
 import { FormSection } from '../../settings/FormControls'
 import type { JobFields } from './job-fields'
 

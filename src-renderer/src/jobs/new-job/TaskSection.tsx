@@ -1,4 +1,4 @@
-import type { ProfileInfo, ProfileList } from '../../../../src-main/core/api/contract'
+import type { ProfileInfo, ProfileList } from '@core/api/contract'
 import { FormSection } from '../../settings/FormControls'
 import { groupProfiles } from '../NewJobForm'
 import { InlineCode } from './InlineCode'

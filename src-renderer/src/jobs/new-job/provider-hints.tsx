@@ -1,6 +1,6 @@
 import type { ReactNode } from 'react'
-import type { ProviderInfo } from '../../../../src-main/core/api/contract'
-import type { ProviderId } from '../../../../src-main/core/api/job-form'
+import type { ProviderInfo } from '@core/api/contract'
+import type { ProviderId } from '@core/api/job-form'
 import { keySetText } from '../../settings/settings-model'
 import type { JobFields } from './job-fields'
 

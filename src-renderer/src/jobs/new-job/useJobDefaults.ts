@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react'
-import type { ProfileList } from '../../../../src-main/core/api/contract'
-import { defaultNewJob } from '../../../../src-main/core/api/job-form'
+import type { ProfileList } from '@core/api/contract'
+import { defaultNewJob } from '@core/api/job-form'
 import { useArbor } from '../../store'
 import { api } from '../../store/api-ref'
 import { errorText } from '../../store/types'
