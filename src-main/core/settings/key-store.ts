@@ -19,6 +19,8 @@ export interface KeyStore {
   get(id: SecretId): string | null
   set(id: SecretId, secret: string): void
   clear(id: SecretId): void
+  /** Every secret stored, provider keys and trace headers alike: what the redactor takes out everywhere. */
+  secrets(): string[]
   readonly encrypted: boolean
   /** Can keys be stored at all (false: e.g. no OS keyring for safeStorage). */
   readonly available: boolean
@@ -84,6 +86,11 @@ export class FileKeyStore implements KeyStore {
     if (!(id in keys)) return
     delete keys[id]
     this.write(keys)
+  }
+
+  secrets(): string[] {
+    const ids = Object.keys(this.read()) as SecretId[]
+    return ids.map((id) => this.get(id)).filter((secret): secret is string => secret !== null)
   }
 
   private read(): KeyFile {
