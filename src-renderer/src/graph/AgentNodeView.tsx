@@ -1,4 +1,4 @@
-import { Handle, Position, useStore, type Node, type NodeProps } from '@xyflow/react'
+import { Handle, Position, useStore, type NodeProps } from '@xyflow/react'
 import { memo, type MouseEvent } from 'react'
 import type { AgentNode as Agent } from '@core/trace/model'
 import { useArbor, type ArborState } from '../store'
@@ -7,10 +7,9 @@ import { useArborFields } from '../store/use-fields'
 import { stallAfterMs, useClock } from '../util/clock'
 import { formatCost, formatTokens } from '../util/format'
 import { selectZoomedOut } from './flow-elements'
+import type { AgentFlowNode } from './flow-nodes'
 import { agentStatusLook } from './status'
 import { StatusIcon } from './StatusIcon'
-
-export type AgentFlowNode = Node<{ agentId: string }, 'agent'>
 
 function selectNodeView(state: ArborState, id: string) {
   const tree = graphTree(state)

@@ -1,12 +1,11 @@
-import { Handle, Position, type Node, type NodeProps } from '@xyflow/react'
+import { Handle, Position, type NodeProps } from '@xyflow/react'
 import { memo } from 'react'
 import { agentStatuses, type AgentStatus } from '@core/trace/statuses'
 import { graphTree } from '../store/replay-slice'
 import { useArborFields } from '../store/use-fields'
 import { fanOutTotals } from './fan-out'
+import type { FanOutFlowNode } from './flow-nodes'
 import { agentStatusColor, agentStatusLook } from './status'
-
-export type FanOutFlowNode = Node<{ parentId: string }, 'fanOut'>
 
 /** Totals a user must not miss come first, and mark the group. */
 const attentionStatuses: readonly AgentStatus[] = ['waiting_approval', 'failed']

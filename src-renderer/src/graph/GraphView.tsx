@@ -24,15 +24,8 @@ import { FanOutNode } from './FanOutNode'
 import { FanOutPanel } from './FanOutPanel'
 import { fitKey, FitOnGrowth } from './FitOnGrowth'
 import { FitOnRequest } from './FitOnRequest'
-import {
-  boundsOf,
-  buildEdges,
-  flowNodesFor,
-  selectCalmEdges,
-  selectZoomedOut,
-  type FlowNodeCache,
-  type GraphFlowNode,
-} from './flow-elements'
+import { boundsOf, buildEdges, flowNodesFor, selectCalmEdges, selectZoomedOut, type FlowNodeCache } from './flow-elements'
+import type { GraphFlowNode } from './flow-nodes'
 import type { TreeLayout } from './layout'
 import { layoutInputFor } from './layout-input'
 import { nodeAt, OverviewCanvas, useOverview } from './OverviewCanvas'

@@ -1,17 +1,13 @@
 import { Position, type Edge, type ReactFlowState, type Rect } from '@xyflow/react'
 import type { AgentStatus } from '@core/trace/events'
 import type { TreeState } from '../store/tree-state'
-import type { AgentFlowNode } from './AgentNodeView'
 import { fanOutColumns, fanOutId } from './fan-out'
-import type { FanOutFlowNode } from './FanOutNode'
+import type { AgentFlowNode, FanOutFlowNode, GraphFlowNode } from './flow-nodes'
 import type { LayoutOptions, TreeLayout } from './layout'
 import { layoutInputFor } from './layout-input'
 import { runLayoutRequest } from './layout-request'
 
 export const layoutOptions: LayoutOptions = { nodeWidth: 256, nodeHeight: 138, gap: 28, levelHeight: 210, maxColumns: fanOutColumns }
-
-/** A node of the graph: an agent, or the group standing for a parent's many children. */
-export type GraphFlowNode = AgentFlowNode | FanOutFlowNode
 
 /** Below this zoom nodes are too small to read: they draw as boxes, spinners and edge dashes stop (they cost repaints). */
 export const zoomedOutBelow = 0.45

@@ -2,7 +2,7 @@ import type { PriceRow, ProfileInfo, SettingsView } from '@core/api/contract'
 import { checkNewJob, defaultModels, fieldErrors, newJobSchema, type FieldErrors, type NewJob, type ProviderId } from '@core/api/job-form'
 import { priceFor, type ModelPrice, type PriceTable } from '@core/providers/pricing'
 import { spawnGuardDefaults } from '@core/trace/model'
-import { errorFields, errorText } from '../store/types'
+import { errorFields, errorText } from '../store/error-text'
 
 /**
  * The new-job dialog's form state and its pure conversions: what the inputs hold (text, so a

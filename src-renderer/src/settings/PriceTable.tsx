@@ -2,7 +2,8 @@ import { useEffect, useRef, useState, type KeyboardEvent } from 'react'
 import type { PriceRow } from '@core/api/contract'
 import { useArbor } from '../store'
 import { api } from '../store/api-ref'
-import { errorText, type FormsSlice } from '../store/types'
+import { errorText } from '../store/error-text'
+import type { FormsSlice } from '../store/types'
 import {
   checkNewModel,
   emptyPriceDraft,

@@ -4,7 +4,7 @@ import { suggestedModels } from '@core/api/job-form'
 import { priceTable } from '../jobs/NewJobForm'
 import { useArbor } from '../store'
 import { api } from '../store/api-ref'
-import { errorFields, errorText } from '../store/types'
+import { errorFields, errorText } from '../store/error-text'
 import { BaseUrlPresets, FormRow, ModelOptions } from './FormControls'
 import {
   baseUrlPlaceholder,

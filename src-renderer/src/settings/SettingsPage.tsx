@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState, type KeyboardEvent } from 'react'
 import { useArbor } from '../store'
-import { errorText } from '../store/types'
+import { errorText } from '../store/error-text'
 import { rememberFocus, trapTab } from './focus'
 import { PriceTable } from './PriceTable'
 import { ProviderCard } from './ProviderCard'

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react'
 import type { TraceExportView } from '@core/api/contract'
 import { api } from '../store/api-ref'
-import { errorText } from '../store/types'
+import { errorText } from '../store/error-text'
 import { FormRow, Switch } from './FormControls'
 import { draftFromView, endpointPresets, lastSendText, traceExportRequest, type TraceExportDraft } from './trace-export-model'
 

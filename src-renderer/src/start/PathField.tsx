@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState, type KeyboardEvent } from 'react'
 import { api } from '../store/api-ref'
-import { errorText } from '../store/types'
+import { errorText } from '../store/error-text'
 import { moveHighlight, splitFolder, tabCompletion } from './path-completion'
 
 const completionDelayMs = 60

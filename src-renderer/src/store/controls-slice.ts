@@ -1,6 +1,7 @@
 import { api, transport } from './api-ref'
 import { emptyTree } from './tree-state'
-import { errorText, type ControlsSlice, type SliceCreator } from './types'
+import { errorText } from './error-text'
+import type { ControlsSlice, SliceCreator } from './types'
 
 /** User controls: each calls the API, reflects the answer at once, and reports failures. */
 export const createControlsSlice: SliceCreator<ControlsSlice> = (set, get) => {

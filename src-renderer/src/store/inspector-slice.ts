@@ -1,6 +1,7 @@
 import { api } from './api-ref'
 import { mergeEvents, openInspector, type InspectorState } from './inspector-events'
-import { errorText, type InspectorSlice, type SliceCreator } from './types'
+import { errorText } from './error-text'
+import type { InspectorSlice, SliceCreator } from './types'
 
 /** The API's largest page. Pages are fetched one after another, each shown as it arrives. */
 const pageSize = 5000

@@ -1,7 +1,8 @@
 import type { Job } from '@core/trace/model'
 import { api } from './api-ref'
 import { sortJobIds } from './jobs-events'
-import { errorText, type JobsSlice, type SliceCreator } from './types'
+import { errorText } from './error-text'
+import type { JobsSlice, SliceCreator } from './types'
 
 export const createJobsSlice: SliceCreator<JobsSlice> = (set, get) => ({
   jobs: {},

@@ -1,7 +1,8 @@
 import type { ProjectInfo } from '@core/api/contract'
 import { api, transport } from './api-ref'
 import { emptyTree } from './tree-state'
-import { errorText, type ArborState, type ProjectsSlice, type SliceCreator } from './types'
+import { errorText } from './error-text'
+import type { ArborState, ProjectsSlice, SliceCreator } from './types'
 
 /** Everything of the previous project the views hold, cleared when another opens or it closes. */
 const clearedProjectView = (): Partial<ArborState> => ({

@@ -2,31 +2,8 @@ import type { TraceEvent } from '@core/trace/events'
 import { createReplayCursor, extendCheckpoints, indexAt, seekIndex, type ReplayCursor } from '../timeline/replay-cursor'
 import { api } from './api-ref'
 import type { TreeState } from './tree-state'
-import { errorText, type ArborState, type SliceCreator } from './types'
-
-export interface ReplayState {
-  jobId: string
-  loading: boolean
-  error: string | null
-  cursor: ReplayCursor | null
-  startMs: number
-  endMs: number
-  /** The time shown, epoch ms. */
-  atMs: number
-  playing: boolean
-  /** Trace seconds per wall-clock second. */
-  speed: number
-}
-
-export interface ReplaySlice {
-  /** A finished job played back: while set, the graph shows `cursor.tree` instead of the live tree. */
-  replay: ReplayState | null
-  startReplay(): Promise<void>
-  stopReplay(): void
-  seekReplay(ms: number): void
-  setReplayPlaying(playing: boolean): void
-  setReplaySpeed(speed: number): void
-}
+import { errorText } from './error-text'
+import type { ArborState, ReplaySlice, ReplayState, SliceCreator } from './types'
 
 export const replaySpeeds = [1, 2, 5, 10, 25, 50, 100] as const
 /** A replay's first speed plays the job in about this long (or at 1×, if it is shorter). */

@@ -1,41 +1,8 @@
 import type { TraceEvent } from '@core/trace/events'
-import { foldTimeline, laneTreeOrder, type Timeline } from '@core/trace/timeline'
-import type { StackBy, UsageMetric } from '../timeline/usage-stacks'
+import { foldTimeline, laneTreeOrder } from '@core/trace/timeline'
 import { api } from './api-ref'
-import { errorText, type SliceCreator } from './types'
-
-/** The selected job's timeline, fetched folded (getTimeline) then folded on from live batches. */
-export interface TimelineState {
-  jobId: string | null
-  loading: boolean
-  error: string | null
-  /** Folded in place (it can hold 100,000 bars); `revision` says it changed. */
-  model: Timeline | null
-  revision: number
-  /** Lane ids in tree order; recomputed only when lanes are added or re-parented. */
-  laneOrder: string[]
-  /** Live events that arrived while the fold loaded; applied above its last_seq once it is in. */
-  pending: TraceEvent[]
-}
-
-export type CentreView = 'graph' | 'timeline'
-
-export interface TimelineSlice {
-  timeline: TimelineState
-  centreView: CentreView
-  /** The usage plot under each view; shown under the timeline, hidden under the graph, until toggled. */
-  plotOpen: Record<CentreView, boolean>
-  stackBy: StackBy
-  plotMetric: UsageMetric
-  /** The zoomed range in seconds from the job's start, shared by the Gantt and the plot; null: the whole job. */
-  timeRange: { min: number; max: number } | null
-  loadTimeline(jobId: string): Promise<void>
-  showCentre(view: CentreView): void
-  togglePlot(): void
-  setStackBy(stackBy: StackBy): void
-  setPlotMetric(metric: UsageMetric): void
-  setTimeRange(range: { min: number; max: number } | null): void
-}
+import { errorText } from './error-text'
+import type { SliceCreator, TimelineSlice, TimelineState } from './types'
 
 export const emptyTimelineState = (jobId: string | null = null, loading = false): TimelineState => ({
   jobId,

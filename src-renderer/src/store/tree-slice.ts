@@ -2,7 +2,8 @@ import { api } from './api-ref'
 import { sortJobIds } from './jobs-events'
 import { finishTreeLoad } from './tree-events'
 import { emptyTree, SnapshotTree, treePageSize } from './tree-state'
-import { errorText, type SliceCreator, type TreeSlice } from './types'
+import { errorText } from './error-text'
+import type { SliceCreator, TreeSlice } from './types'
 
 const nextTask = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 0))
 

@@ -1,16 +1,16 @@
 import type { StateCreator } from 'zustand'
-import { splitFieldErrors } from '@core/api/methods'
 import type { PendingApproval, ProjectInfo, RecentProject } from '@core/api/contract'
 import type { TraceEvent } from '@core/trace/events'
 import type { Job } from '@core/trace/model'
+import type { Timeline } from '@core/trace/timeline'
 import type { SettingsView } from '@core/api/contract'
 import type { NewJob } from '@core/api/job-form'
 import type { ExportFormat } from '../api/transport'
 import type { AttentionState } from './attention-events'
 import type { InspectorState } from './inspector-events'
 import type { TreeState } from './tree-state'
-import type { ReplaySlice } from './replay-slice'
-import type { TimelineSlice } from './timeline-slice'
+import type { ReplayCursor } from '../timeline/replay-cursor'
+import type { StackBy, UsageMetric } from '../timeline/usage-stacks'
 
 export interface JobsSlice {
   jobs: Record<string, Job>
@@ -135,6 +135,63 @@ export interface FormsSlice {
   startAgentJob(job: NewJob): Promise<string>
 }
 
+/** The selected job's timeline, fetched folded (getTimeline) then folded on from live batches. */
+export interface TimelineState {
+  jobId: string | null
+  loading: boolean
+  error: string | null
+  /** Folded in place (it can hold 100,000 bars); `revision` says it changed. */
+  model: Timeline | null
+  revision: number
+  /** Lane ids in tree order; recomputed only when lanes are added or re-parented. */
+  laneOrder: string[]
+  /** Live events that arrived while the fold loaded; applied above its last_seq once it is in. */
+  pending: TraceEvent[]
+}
+
+export type CentreView = 'graph' | 'timeline'
+
+export interface TimelineSlice {
+  timeline: TimelineState
+  centreView: CentreView
+  /** The usage plot under each view; shown under the timeline, hidden under the graph, until toggled. */
+  plotOpen: Record<CentreView, boolean>
+  stackBy: StackBy
+  plotMetric: UsageMetric
+  /** The zoomed range in seconds from the job's start, shared by the Gantt and the plot; null: the whole job. */
+  timeRange: { min: number; max: number } | null
+  loadTimeline(jobId: string): Promise<void>
+  showCentre(view: CentreView): void
+  togglePlot(): void
+  setStackBy(stackBy: StackBy): void
+  setPlotMetric(metric: UsageMetric): void
+  setTimeRange(range: { min: number; max: number } | null): void
+}
+
+export interface ReplayState {
+  jobId: string
+  loading: boolean
+  error: string | null
+  cursor: ReplayCursor | null
+  startMs: number
+  endMs: number
+  /** The time shown, epoch ms. */
+  atMs: number
+  playing: boolean
+  /** Trace seconds per wall-clock second. */
+  speed: number
+}
+
+export interface ReplaySlice {
+  /** A finished job played back: while set, the graph shows `cursor.tree` instead of the live tree. */
+  replay: ReplayState | null
+  startReplay(): Promise<void>
+  stopReplay(): void
+  seekReplay(ms: number): void
+  setReplayPlaying(playing: boolean): void
+  setReplaySpeed(speed: number): void
+}
+
 export type ArborState = JobsSlice &
   TreeSlice &
   InspectorSlice &
@@ -149,10 +206,3 @@ export type ArborState = JobsSlice &
   ReplaySlice
 
 export type SliceCreator<Slice> = StateCreator<ArborState, [], [], Slice>
-
-/** An error's message for the user, without the field details a refused form carries (see errorFields). */
-export const errorText = (error: unknown): string => splitFieldErrors(error instanceof Error ? error.message : String(error)).message
-
-/** The field-by-field messages of a refused form (startJob), if the error carries them. */
-export const errorFields = (error: unknown): Record<string, string> | null =>
-  splitFieldErrors(error instanceof Error ? error.message : String(error)).fields

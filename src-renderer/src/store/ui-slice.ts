@@ -1,5 +1,6 @@
 import { api } from './api-ref'
-import { errorText, type SliceCreator, type UiSlice } from './types'
+import { errorText } from './error-text'
+import type { SliceCreator, UiSlice } from './types'
 
 let noticeId = 0
 

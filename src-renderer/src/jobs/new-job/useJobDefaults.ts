@@ -3,7 +3,7 @@ import type { ProfileList } from '@core/api/contract'
 import { defaultNewJob } from '@core/api/job-form'
 import { useArbor } from '../../store'
 import { api } from '../../store/api-ref'
-import { errorText } from '../../store/types'
+import { errorText } from '../../store/error-text'
 import { formFromJob, type NewJobForm } from '../NewJobForm'
 
 /**
