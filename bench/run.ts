@@ -10,7 +10,7 @@ import { cpus, loadavg, tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { resultsFileVariable, type Result } from './results'
 
-const benches = ['store.ts', 'export.ts', 'supervisor.ts', 'spawn.ts', 'agents.ts', 'graph.ts', 'inspector.ts', 'load.ts']
+const benches = ['store.ts', 'export.ts', 'supervisor.ts', 'spawn.ts', 'agents.ts', 'cli.ts', 'graph.ts', 'inspector.ts', 'load.ts']
 const selected = process.argv.length > 2 ? process.argv.slice(2) : benches
 const dir = mkdtempSync(join(tmpdir(), 'arbor-bench-run-'))
 const runFile = join(dir, 'results.jsonl')

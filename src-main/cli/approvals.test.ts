@@ -2,7 +2,8 @@ import { PassThrough } from 'node:stream'
 import { describe, expect, it } from 'vitest'
 import type { Supervisor } from '../core/supervisor/supervisor'
 import type { TraceEvent } from '../core/trace/events'
-import { answerRootApprovals, printable } from './approvals'
+import { answerRootApprovals } from './approvals'
+import { printable } from './printable'
 
 describe('printable', () => {
   it.each([

@@ -11,18 +11,13 @@ import {
   type ProviderId,
 } from '../core/api/job-form'
 import type { PriceTable } from '../core/providers/pricing'
-import type { CliValues } from './main'
-import { UsageError } from './usage-error'
+import type { CliValues } from './cli-values'
+import { JobRefused, UsageError } from './usage-error'
 
 /**
  * `arbor run`'s job options, checked as the API checks a new job: by the new-job form's schema
  * and `checkNewJob`, so a job the CLI starts obeys the same limits as one the UI starts.
  */
-
-/** A job the CLI will not start: exit 2 with the reason, without the usage text (the command line itself was fine). */
-export class JobRefused extends Error {
-  override name = 'JobRefused'
-}
 
 /** The flag that sets each field, to name it in an error. */
 const flagOf: Partial<Record<keyof FieldErrors, string>> = {

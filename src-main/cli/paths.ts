@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -10,8 +11,14 @@ import type { ForkHostOptions } from '../core/supervisor/fork-host'
  */
 const here = path.dirname(fileURLToPath(import.meta.url))
 const fromSource = import.meta.url.endsWith('.ts')
-// src-main/cli or out/main: the repository root is two levels up either way.
-const repoRoot = path.resolve(here, '../..')
+// src-main/cli, or out/main/chunks: the build puts this file in a chunk that the commands share,
+// loaded only when one runs. The repository root is the nearest folder above with a package.json.
+const repoRoot = packageRoot(here)
+
+function packageRoot(from: string): string {
+  for (let dir = from; path.dirname(dir) !== dir; dir = path.dirname(dir)) if (existsSync(path.join(dir, 'package.json'))) return dir
+  return path.resolve(from, '../..')
+}
 
 /**
  * How agent processes start: from the build (its startup snapshot when this Node made one, else

@@ -3,6 +3,11 @@ export class UsageError extends Error {
   override name = 'UsageError'
 }
 
+/** A job the CLI will not start: exit 2 with the reason, without the usage text (the command line itself was fine). */
+export class JobRefused extends Error {
+  override name = 'JobRefused'
+}
+
 export function intOption(value: string | undefined, name: string, min = 0): number | undefined {
   if (value === undefined) return undefined
   const parsed = Number(value)

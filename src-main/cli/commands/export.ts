@@ -8,7 +8,7 @@ import { otlpFormat } from '../../core/store/otlp'
 import { newOwnerIdentity } from '../../core/store/owner'
 import { listJobs } from '../../core/store/queries'
 import { TraceWriter } from '../../core/store/trace-writer'
-import type { CliValues } from '../main'
+import type { CliValues } from '../cli-values'
 import { UsageError } from '../usage-error'
 
 export async function runExport(values: CliValues): Promise<number> {

@@ -1,6 +1,6 @@
 import { existsSync, statSync } from 'node:fs'
 import path from 'node:path'
-import type { CliValues } from '../main'
+import type { CliValues } from '../cli-values'
 import { UsageError } from '../usage-error'
 import { cliEngine } from './engine'
 import { requireBuiltUi, serveUntilStopped } from './serve'

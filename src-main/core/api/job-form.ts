@@ -2,6 +2,9 @@ import { z } from 'zod'
 import { priceFor, type PriceTable } from '../providers/pricing'
 import { groupDigits } from '../digits'
 import { defaultSettings, spawnGuardDefaults, type JobSettings } from '../trace/model'
+import { newJobLimits } from './job-limits'
+
+export { newJobLimits }
 
 /**
  * The new-job form's fields, checked by one schema in the renderer (errors beside each field)
@@ -63,17 +66,6 @@ const countOrOff = (max: number) =>
     .refine((value) => value <= max, `at most ${groupDigits(max)}`)
 
 export const noSandboxConfirmation = 'I understand commands can read and write anything I can'
-
-/** The numeric fields' upper bounds (the form, the API and `arbor run` all check these). */
-export const newJobLimits = {
-  max_depth: 8,
-  max_concurrent_children: 64,
-  max_spawns_per_turn: 1000,
-  max_spawns_per_minute: 10_000,
-  job_token_budget: 1_000_000_000,
-  job_cost_budget: 100_000,
-  agent_timeout_s: 86_400,
-} as const
 
 export const newJobSchema = z
   .object({

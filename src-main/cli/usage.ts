@@ -1,0 +1,39 @@
+import { newJobLimits as limits } from '../core/api/job-limits'
+import { groupDigits } from '../core/digits'
+import { spawnGuardDefaults } from '../core/trace/model'
+
+/** The CLI's usage text: printed by --help and after a usage error, so it imports no command's code. */
+export const usage = `Usage:
+  arbor demo [DIR] [--db FILE] [--export FILE.jsonl]
+  arbor run [DIR] --task TEXT [--provider scripted|openai|anthropic|openai_compatible] [--model M]
+            [--light-model M] [--base-url URL] [--max-depth N] [--max-children N]
+            [--max-spawns-per-turn N] [--max-spawns-per-minute N] [--agent-timeout SECONDS]
+            [--job-token-budget N] [--job-cost-budget USD] [--allow-network] [--no-sandbox [--yes]]
+            [--auto-approve-subagents] [--warm-pool N] [--db FILE] [--export FILE.jsonl] [--json]
+  arbor export --db FILE (--job ID | --last) --out FILE [--format jsonl|otlp]
+  arbor export --db FILE (--job ID | --last) --otlp-endpoint URL [--header NAME=VALUE ...]
+  arbor serve [DIR] [--port N] [--warm-pool N] [--db FILE]
+  arbor import FILE.jsonl [--db FILE]
+  arbor open FILE.jsonl [--port N] [--db FILE]
+  arbor --help | --version
+
+run checks its options as the new-job form does: --max-depth 0-${limits.max_depth} (default 1),
+--max-children 1-${limits.max_concurrent_children} (default 3), --max-spawns-per-turn 0-${limits.max_spawns_per_turn} (default ${spawnGuardDefaults.max_spawns_per_turn}),
+--max-spawns-per-minute 0-${limits.max_spawns_per_minute} (default ${spawnGuardDefaults.max_spawns_per_minute}; 0 turns a spawn guard off),
+--agent-timeout 1-${limits.agent_timeout_s} seconds per agent (default none), --job-token-budget up to
+${groupDigits(limits.job_token_budget)}, --job-cost-budget up to ${groupDigits(limits.job_cost_budget)} USD and only with a price for every
+model the job uses. --allow-network lets commands reach the network (off by default).
+--no-sandbox runs commands without the OS sandbox: it prints a warning and asks on a
+terminal; without a terminal it needs --yes, else the job is refused (exit 2).
+--warm-pool N keeps N agent processes started ahead, each used by one agent only (default 2;
+0 starts every agent's process when it is needed).
+
+export --otlp-endpoint sends the job's spans to an OpenTelemetry collector over OTLP/HTTP
+(protobuf): Langfuse https://cloud.langfuse.com/api/public/otel/v1/traces, Phoenix
+http://localhost:6006/v1/traces, Jaeger v2 or the Collector http://localhost:4318/v1/traces.
+A full URL is used as given; a base URL without a path gets /v1/traces. --header (repeatable)
+adds a request header, e.g. --header "Authorization=Basic …"; header values are never printed.
+A collector that cannot be reached, refuses (4xx/5xx) or does not answer in 10 s: exit 1.
+Traces are also sent after every job when Settings ▸ Trace export is on (docs/otlp.md).
+
+Data is stored in $ARBOR_DATA_DIR/arbor.db (default ~/.local/share/arbor/arbor.db) unless --db is given.`

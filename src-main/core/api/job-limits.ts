@@ -1,0 +1,13 @@
+/**
+ * The new-job form's numeric fields' upper bounds (the form, the API and `arbor run` all check
+ * these). A leaf without zod: the CLI's usage text prints them before any command loads.
+ */
+export const newJobLimits = {
+  max_depth: 8,
+  max_concurrent_children: 64,
+  max_spawns_per_turn: 1000,
+  max_spawns_per_minute: 10_000,
+  job_token_budget: 1_000_000_000,
+  job_cost_budget: 100_000,
+  agent_timeout_s: 86_400,
+} as const
