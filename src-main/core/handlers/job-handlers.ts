@@ -3,7 +3,7 @@ import type { ApiHandlers, ApiInput, ApiOutputs, TreePage } from '../api/contrac
 import { ApiFailure, conflict, notFound } from '../api/errors'
 import { checkNewJob, jobSettingsOf, type FieldErrors, type KeyedProviderId } from '../api/job-form'
 import { demoJob, scriptedJob } from '../demo/demo-job'
-import { knownKeyRedactor } from '../import/claude-code/known-keys'
+import { knownSecretsRedactor } from '../settings/known-secrets'
 import { keyDestinationError, resolveConnectionFor } from '../settings/providers'
 import { exportJob, jsonlFormat } from '../store/export'
 import { importTraceFile } from '../store/import-job'
@@ -157,7 +157,7 @@ export function importTrace(context: EngineContext, file: string) {
   context.writer.flush()
   try {
     // A Claude Code session is priced with the user's table, and known keys are taken out of it.
-    return importTraceFile(context.db, file, { prices: context.settings.prices(), redactor: knownKeyRedactor(providerSources(context)) })
+    return importTraceFile(context.db, file, { prices: context.settings.prices(), redactor: knownSecretsRedactor(context) })
   } catch (error) {
     throw new ApiFailure('invalid_request', error instanceof Error ? error.message : String(error))
   }

@@ -2,6 +2,7 @@ import type { ApiHandlers, PriceRow } from '../api/contract'
 import { ApiFailure } from '../api/errors'
 import { defaultPrices } from '../providers/pricing'
 import { allProviderInfo, keyDestinationError, keyInfo, providerInfo, resolveConnectionFor } from '../settings/providers'
+import { knownSecrets } from '../settings/known-secrets'
 import { testConnection } from '../settings/test-connection'
 import type { AppSettings } from '../store/app-settings'
 import { providerSources, type EngineContext } from './context'
@@ -42,7 +43,7 @@ export function settingsHandlers(context: EngineContext): SettingsHandlers {
       if (refused) return { ok: false, latency_ms: 0, status: null, message: refused }
       const connection = resolveConnectionFor(provider, base_url ?? null, sources())
       if ('error' in connection) return { ok: false, latency_ms: 0, status: null, message: connection.error }
-      return testConnection(provider, model ?? info.model, connection)
+      return testConnection(provider, model ?? info.model, connection, { secrets: knownSecrets(context) })
     },
     setPrice: async ({ model, price }) => {
       context.settings.setPrice(model, price)

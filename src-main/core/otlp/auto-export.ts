@@ -1,3 +1,4 @@
+import { createRedactor } from '../secrets/redact'
 import { traceHeaderSecret, type KeyStore } from '../settings/key-store'
 import type { AppSettings } from '../store/app-settings'
 import type { SqliteDatabase } from '../store/database'
@@ -19,6 +20,8 @@ export interface AutoExportOptions {
   keys: KeyStore
   /** Commits the trace writer's pending events, so the send sees `job.end`. */
   flush(): void
+  /** Every secret the engine knows (settings/known-secrets.ts), read at each send; the key store's by default. None is sent in a span or shown in a notice. */
+  secrets?: () => readonly string[]
   /** Where notices go; default stderr. Never given a header value. */
   log?: (line: string) => void
   timeoutMs?: number
@@ -66,7 +69,8 @@ export class AutoExport {
     if (!target) return
     this.options.flush()
     const { url, headers } = target
-    const send = pushJob(this.options.db, jobId, { endpoint: url, headers, timeoutMs: this.options.timeoutMs }).then(
+    const secrets = this.secrets()
+    const send = pushJob(this.options.db, jobId, { endpoint: url, headers, secrets, timeoutMs: this.options.timeoutMs }).then(
       ({ spans }) => this.record(jobId, true, `${spans} spans sent to ${endpointLabel(url)}`),
       (error: unknown) => this.record(jobId, false, `trace not sent: ${error instanceof Error ? error.message : String(error)}`),
     )
@@ -79,7 +83,12 @@ export class AutoExport {
     await Promise.all([...this.inFlight])
   }
 
-  private record(jobId: string, ok: boolean, message: string): void {
+  private secrets(): readonly string[] {
+    return this.options.secrets?.() ?? this.options.keys.secrets()
+  }
+
+  private record(jobId: string, ok: boolean, text: string): void {
+    const message = createRedactor(this.secrets()).redact(text)
     this.last = { job_id: jobId, ok, message, at: (this.options.now ?? (() => new Date()))().toISOString() }
     this.log(`arbor: job ${jobId}: ${message}`)
   }

@@ -1,6 +1,7 @@
 import { ExportResultCode, type ExportResult } from '@opentelemetry/core'
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto'
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base'
+import { createRedactor, type Redactor } from '../secrets/redact'
 import type { SqliteDatabase } from '../store/database'
 import { StoreError } from '../store/errors'
 import { eventColumns, jobColumns, jobFromRow, type EventRow, type JobRow } from '../store/rows'
@@ -13,6 +14,8 @@ export interface PushOptions {
   endpoint: string
   /** Sent with every request; the values are never printed or logged. */
   headers?: Record<string, string>
+  /** Every secret the engine knows (settings/known-secrets.ts): none goes out in a span or an error message, as the headers' values. */
+  secrets?: readonly string[]
   /** Per request, retries included (the exporter retries 429/502/503/504 and dropped connections). Default 10 s. */
   timeoutMs?: number
   /** Spans per request; memory holds at most one batch plus the open spans. Default 512. */
@@ -25,15 +28,17 @@ export interface PushOptions {
  * Pushes one job's spans to an OTLP/HTTP collector (Langfuse, Phoenix, Jaeger v2, the Collector)
  * with the official protobuf exporter. The spans are those of the OTLP JSON export
  * (span-model.ts), built as the events stream by and sent in batches. Throws an `OtlpPushError`
- * naming the endpoint and what went wrong; returns the number of spans sent.
+ * naming the endpoint and what went wrong; returns the number of spans sent. Known secrets and
+ * the headers' values are redacted (secrets/redact.ts) from the spans and from every error.
  */
 export async function pushJob(db: SqliteDatabase, jobId: string, options: PushOptions): Promise<{ spans: number; url: string }> {
   const url = tracesUrl(options.endpoint)
   const jobRow = db.prepare<[string], JobRow>(`SELECT ${jobColumns} FROM jobs WHERE id = ?`).get(jobId)
   if (!jobRow) throw new StoreError(`Job ${jobId} not found`)
-  const job = jobFromRow(jobRow)
   const timeoutMs = options.timeoutMs ?? 10_000
   const headers = options.headers ?? {}
+  const redactor = createRedactor([...Object.values(headers), ...(options.secrets ?? [])])
+  const job = redactor.redactDeep(jobFromRow(jobRow))
   const exporter = new OTLPTraceExporter({ url, headers: { ...headers }, timeoutMillis: timeoutMs, concurrencyLimit: 1 })
   const spans = new JobSpans(job)
   const resource = otelResource(resourceAttributes(job))
@@ -45,12 +50,14 @@ export async function pushJob(db: SqliteDatabase, jobId: string, options: PushOp
     const spansToSend = batch
     batch = []
     const result = await new Promise<ExportResult>((resolve) => exporter.export(spansToSend, resolve))
-    if (result.code !== ExportResultCode.SUCCESS) throw new OtlpPushError(failureMessage(url, result.error, timeoutMs, headers))
+    if (result.code !== ExportResultCode.SUCCESS) throw new OtlpPushError(failureMessage(url, result.error, timeoutMs, redactor))
     sent += spansToSend.length
   }
   try {
     for (const rows of eventChunks(db, jobId, options.chunkRows ?? 1000)) {
-      for (const row of rows) {
+      for (const stored of rows) {
+        const data = redactor.redactKnown(stored.data)
+        const row = data === stored.data ? stored : { ...stored, data }
         for (const record of spans.event(row)) batch.push(readableSpan(record, resource))
         if (batch.length >= batchSpans) await send()
       }
@@ -83,27 +90,23 @@ function* eventChunks(db: SqliteDatabase, jobId: string, chunkRows: number): Gen
   }
 }
 
-/** One line: the endpoint, then the HTTP status or the network failure; header values are removed from anything a server echoed. */
-function failureMessage(url: string, error: Error | undefined, timeoutMs: number, headers: Record<string, string>): string {
+/** One line: the endpoint, then the HTTP status or the network failure; secrets are removed from anything a server echoed. */
+function failureMessage(url: string, error: Error | undefined, timeoutMs: number, redactor: Redactor): string {
   const where = `OTLP export to ${endpointLabel(url)} failed`
   const status = (error as { code?: unknown } | undefined)?.code
-  const body = redact(String((error as { data?: unknown } | undefined)?.data ?? ''), headers)
+  const body = redactor
+    .redact(String((error as { data?: unknown } | undefined)?.data ?? ''))
     .replace(/\s+/g, ' ')
     .trim()
     .slice(0, 200)
-  if (typeof status === 'number') return `${where}: HTTP ${status}${error?.message ? ` ${error.message}` : ''}${body ? ` (${body})` : ''}`
+  const message = redactor.redact(error?.message ?? '')
+  if (typeof status === 'number') return `${where}: HTTP ${status}${message ? ` ${message}` : ''}${body ? ` (${body})` : ''}`
   if (typeof status === 'string') return `${where}: cannot connect (${status})`
-  const message = error?.message ?? 'unknown error'
+  if (!message) return `${where}: unknown error`
   if (/timed out/i.test(message)) return `${where}: no answer within ${timeoutMs / 1000} s`
   if (/retryable status/i.test(message))
     return `${where}: the collector kept answering with a retryable status (429, 502, 503 or 504) for ${timeoutMs / 1000} s`
-  return `${where}: ${redact(message, headers)}`
-}
-
-function redact(text: string, headers: Record<string, string>): string {
-  let out = text
-  for (const value of Object.values(headers)) if (value.length >= 4) out = out.split(value).join('[redacted]')
-  return out
+  return `${where}: ${message}`
 }
 
 export class OtlpPushError extends Error {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { ProviderError } from './errors'
-import { defaultRetryPolicy, redact, retryAfterMs, retryDelay, withRetries, type AttemptFailure } from './retry'
+import { defaultRetryPolicy, retryAfterMs, retryDelay, withRetries, type AttemptFailure } from './retry'
 import type { ProviderEvent } from './types'
 
 describe('retry delays', () => {
@@ -58,10 +58,16 @@ describe('withRetries', () => {
   })
 })
 
-describe('redact', () => {
-  it('removes the key and anything shaped like one', () => {
-    expect(redact('bad key my-secret-key-123 here', ['my-secret-key-123'])).toBe('bad key [redacted] here')
-    expect(redact('Incorrect API key provided: sk-proj-********abcd.', [])).toBe('Incorrect API key provided: [redacted].')
-    expect(redact('key sk-ant-api03-AbC_dEf-123', [])).toBe('key [redacted]')
+describe('the error a failed call gives up with', () => {
+  it('holds neither the key nor anything shaped like one (secrets/redact.ts)', async () => {
+    const detail = 'bad key my-secret-key-123 here; Incorrect API key provided: sk-proj-********abcd.'
+    const classify = (): AttemptFailure => ({ code: 'auth', status: 401, detail, retry_after_ms: null })
+    const attempt = async function* (): AsyncGenerator<ProviderEvent> {
+      throw new Error('unauthorized')
+    }
+    const run = withRetries({ provider: 'openai', sleep: async () => {}, classify, secrets: ['my-secret-key-123'] }, attempt)
+    await expect(run.next()).rejects.toThrow(
+      'openai: HTTP 401 bad key [redacted key] here; Incorrect API key provided: [redacted key]. (check the API key',
+    )
   })
 })

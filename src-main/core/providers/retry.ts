@@ -1,3 +1,4 @@
+import { createRedactor } from '../secrets/redact'
 import { ProviderError, abortedError, type ProviderErrorCode } from './errors'
 import type { ProviderEvent, Sleep } from './types'
 
@@ -38,7 +39,7 @@ export interface RetryOptions {
   /** In [0, 1); injected so tests get fixed delays. */
   random?: () => number
   classify: (error: unknown) => AttemptFailure
-  /** Strings that must never appear in an error message (the API key). */
+  /** Strings that must never appear in an error message (the API key); the redactor's shapes go too (secrets/redact.ts). */
   secrets: readonly string[]
 }
 
@@ -85,15 +86,8 @@ function giveUp(options: RetryOptions, failure: AttemptFailure, attempts: number
   const after = attempts > 1 ? ` (after ${attempts} attempts)` : ''
   const partial = yielded ? ' (after part of the reply had streamed)' : ''
   const hint = failure.code === 'auth' ? ` (check the API key in Settings ▸ Providers or ${options.provider.toUpperCase()}_API_KEY)` : ''
-  const message = redact(`${options.provider}: ${status}${failure.detail}${after}${partial}${hint}`, options.secrets)
+  const message = createRedactor(options.secrets).redact(`${options.provider}: ${status}${failure.detail}${after}${partial}${hint}`)
   return new ProviderError(failure.code, message, { cause: failure.cause, status: failure.status })
-}
-
-/** Removes the given secrets and anything shaped like an API key (`sk-…`, masked or not). */
-export function redact(text: string, secrets: readonly string[]): string {
-  let clean = text
-  for (const secret of secrets) if (secret.length >= 6) clean = clean.split(secret).join('[redacted]')
-  return clean.replace(/\bsk-[A-Za-z0-9_*-]{8,}/g, '[redacted]')
 }
 
 /** The code an HTTP status gives, before any look at the body. */

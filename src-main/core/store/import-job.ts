@@ -3,7 +3,7 @@ import { detectTraceFormat, type TraceFileFormat } from '../import/claude-code/d
 import { readClaudeSession, type ClaudeSession } from '../import/claude-code/session'
 import { readLinesSync } from '../import/read-lines'
 import type { PriceTable } from '../providers/pricing'
-import type { Redactor } from '../supervisor/redact'
+import type { Redactor } from '../secrets/redact'
 import type { TraceEvent } from '../trace/events'
 import { emptyUsage } from '../trace/usage'
 import type { SqliteDatabase } from './database'

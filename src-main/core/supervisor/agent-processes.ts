@@ -103,7 +103,7 @@ export class AgentProcesses {
     }
     // Whatever an agent sends may quote a key it read (tool output, a task prompt, a command to
     // approve, its result): taken out here, before anything is traced or sent to a model.
-    const message: ToSupervisor = agent.job.redactor.value(parsed.data)
+    const message: ToSupervisor = agent.job.redactor.redactDeep(parsed.data)
     // Process groups are tracked to the end: a group reported after `done` must still be ended.
     if (message.type === 'process') return this.trackGroup(agent, message.pgid, message.running)
     if (agent.ended) return

@@ -6,7 +6,7 @@ import type { Job, JobSettings } from '../trace/model'
 import { emptyUsage, type Usage } from '../trace/usage'
 import type { Provider } from '../providers/types'
 import type { AgentProcess } from './process-host'
-import type { Redactor } from './redact'
+import type { Redactor } from '../secrets/redact'
 import type { TaskRequest } from '../protocol/messages'
 import { HistoryReceiver } from '../protocol/model-history'
 
@@ -33,6 +33,12 @@ export interface JobContext {
   instructions?: ProjectInstructions | null
   /** Folders and files commands must not read: Arbor's data folder (settings, keys, database). */
   protectedPaths?: string[]
+  /**
+   * Every secret the engine knows (the key store's, the provider variables'): taken out of what
+   * the job's agents send as well as its own key, so a key of another provider that a command
+   * printed is not traced or sent on either.
+   */
+  secrets?: readonly string[]
 }
 
 export interface JobRuntime {
@@ -54,7 +60,7 @@ export interface JobRuntime {
   approvals: Map<string, PendingApproval>
   /** When each spawn of the last minute was granted (the per-minute runaway guard). */
   spawnTimes: number[]
-  /** Known keys, taken out of whatever agents send before it is traced or sent to a model. */
+  /** The job's own key and `context.secrets`, taken out of whatever agents send before it is traced or sent to a model. */
   redactor: Redactor
 }
 
@@ -77,7 +83,7 @@ export interface AgentRuntime {
   usage: Usage
   costUsd: number | null
   steps: number
-  /** Tool calls by tool name, counted from the agent's `tool.call` events: the one count of its tool calls. */
+  toolCalls: number
   toolUsage: Record<string, number>
   model: string | null
   /** The newest assistant text, returned as partial output when the agent is killed. */
@@ -158,6 +164,7 @@ export function newAgentRuntime(fields: {
     usage: emptyUsage(),
     costUsd: null,
     steps: 0,
+    toolCalls: 0,
     toolUsage: {},
     model: null,
     lastText: '',
@@ -216,7 +223,7 @@ export function buildEnvelope(agent: AgentRuntime, ending: Ending, now: number):
     terminal_reason: ending.terminalReason,
     stats: {
       steps: agent.steps,
-      tool_calls: Object.values(agent.toolUsage).reduce((sum, calls) => sum + calls, 0),
+      tool_calls: agent.toolCalls,
       input_tokens: agent.usage.input_tokens,
       output_tokens: agent.usage.output_tokens,
       cost_usd: agent.costUsd,

@@ -4,20 +4,19 @@ import { builtinProfiles } from '../job/profiles'
 import type { LoadedProfiles } from '../job/profiles/load'
 import type { AgentStatus, EventType, TerminalReason } from '../trace/events'
 import { createProvider } from '../providers/create-provider'
+import { createRedactor, providerKeyVariables } from '../secrets/redact'
 import { sleep as realSleep } from '../providers/sleep'
 import type { Sleep } from '../providers/types'
 import type { AgentOutcome, ToAgent } from '../protocol/messages'
 import type { JobSettings } from '../trace/model'
 import { addCost, addUsage } from '../trace/usage'
 import { parseAgentEvent } from './agent-events'
-import { providerKeyVariables } from './agent-env'
 import { agentInit, modelFor, projectInstructionsData, providerConfig } from './agent-init'
 import { AgentProcesses, type AgentMessage } from './agent-processes'
 import { ApprovalDesk, type PendingApprovalView } from './approvals'
 import { budgetStep, jobUsage } from './budget'
 import { ModelCalls, type CallRecord } from './model-calls'
 import type { ProcessHost } from './process-host'
-import { Redactor } from './redact'
 import { renderFirstMessage } from './request'
 import {
   buildEnvelope,
@@ -51,7 +50,7 @@ export interface SupervisorOptions {
   maxStartingProcesses?: number
   /** The scripted provider's waits; real time by default. */
   sleep?: Sleep
-  /** Where keys are looked for to redact (besides the job's own); the process environment by default. */
+  /** Where provider keys are looked for to redact (besides the job's context's); the process environment by default. */
   env?: NodeJS.ProcessEnv
 }
 
@@ -125,7 +124,7 @@ export class Supervisor {
       send: (agent, message) => this.send(agent, message),
       refusal: (agent) => this.modelCallRefusal(agent),
       onCallEnd: (agent, record) => this.recordCall(agent, record),
-      redact: (agent, text) => agent.job.redactor.text(text),
+      redact: (agent, text) => agent.job.redactor.redact(text),
       now: () => Date.now(),
     })
   }
@@ -141,7 +140,7 @@ export class Supervisor {
       project: options.project,
       settings: options.settings,
       context,
-      redactor: new Redactor([context.connection?.api_key, ...providerKeyVariables.map((name) => env[name])]),
+      redactor: createRedactor([context.connection?.api_key, ...(context.secrets ?? []), ...providerKeyVariables.map((name) => env[name])]),
       profiles,
       autoApprove: options.autoApprove ?? false,
       paused: options.spawnPaused ?? false,
@@ -324,6 +323,7 @@ export class Supervisor {
     }
     const { event } = parsed
     if (event.type === 'tool.call') {
+      agent.toolCalls += 1
       agent.toolUsage[event.data.name] = (agent.toolUsage[event.data.name] ?? 0) + 1
     } else if (event.type === 'message' && event.data.role === 'assistant' && event.data.content) {
       agent.lastText = event.data.content

@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs'
 import type { SandboxPolicy } from '../../protocol/messages'
 import { classifyCommand } from '../risk/classifier'
-import { defaultBashTimeoutMs, hiddenEnvironment, maxBashTimeoutMs, type BashToolOptions } from './bash'
+import { providerKeyVariables } from '../../secrets/redact'
+import { defaultBashTimeoutMs, maxBashTimeoutMs, type BashToolOptions } from './bash'
 import { runCommand, type CommandResult } from './run-command'
 import { defaultSandboxPolicy, detectSandbox, networkOffNote, sandboxSettings, showsConnectionFailure, type Sandbox } from './sandbox'
 import { groupDigits } from '../../digits'
@@ -83,6 +84,6 @@ function status(result: CommandResult, timeoutMs: number): string {
 
 function commandEnvironment(): NodeJS.ProcessEnv {
   const env = { ...process.env }
-  for (const name of hiddenEnvironment) delete env[name]
+  for (const name of providerKeyVariables) delete env[name]
   return env
 }

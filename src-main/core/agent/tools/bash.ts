@@ -4,8 +4,6 @@ import { defineTool, type CutOutput, type Tool } from './types'
 
 export const defaultBashTimeoutMs = 120_000
 export const maxBashTimeoutMs = 600_000
-/** Variables the agent process holds for its provider: a command must not print them into the trace. */
-export const hiddenEnvironment = ['OPENAI_API_KEY', 'ANTHROPIC_API_KEY']
 
 const parameters = z.object({
   command: z.string().min(1).describe('The bash command to run in the project folder, e.g. "npm test 2>&1 | tail -40".'),

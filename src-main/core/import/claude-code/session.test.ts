@@ -7,7 +7,7 @@ import { exportJobJsonl } from '../../store/export'
 import { importTraceFile } from '../../store/import-job'
 import { getAgents, getEvents, getJob } from '../../store/queries'
 import { useTempDir } from '../../store/testing/temp-dir'
-import { Redactor, redactedMark } from '../../supervisor/redact'
+import { createRedactor, redactedMark } from '../../secrets/redact'
 import type { AgentNode } from '../../trace/model'
 import type { Usage } from '../../trace/usage'
 
@@ -266,7 +266,7 @@ describe('Claude Code sessions, one per layout (synthetic, written for these tes
     const key = 'sk-ant-api03-EXAMPLEKEY0123456789'
     writeFileSync(copy, readFileSync(subagents, 'utf8').replace('Survey the shop repo', `Survey the shop repo (key ${key})`))
     const db = openDatabase(path.join(dir, 'keyed.db'))
-    const result = importTraceFile(db, copy, { redactor: new Redactor([key]) })
+    const result = importTraceFile(db, copy, { redactor: createRedactor([key]) })
     const root = getAgents(db, result.job_id).find((agent) => agent.depth === 0)!
     const stored = JSON.stringify(getEvents(db, root.id)) + JSON.stringify(getJob(db, result.job_id))
     expect(stored).not.toContain(key)

@@ -1,5 +1,5 @@
 import type { PriceTable } from '../../providers/pricing'
-import type { Redactor } from '../../supervisor/redact'
+import type { Redactor } from '../../secrets/redact'
 import { traceEventSchema, type TraceEvent } from '../../trace/events'
 import type { JobSettings } from '../../trace/model'
 import { addCost, addUsage, emptyUsage } from '../../trace/usage'
@@ -86,7 +86,7 @@ export function readClaudeSession(file: string, options: SessionOptions = {}): C
     depth: null,
     data,
   })
-  const redact = <T>(value: T): T => (options.redactor ? options.redactor.value(value) : value)
+  const redact = <T>(value: T): T => (options.redactor ? options.redactor.redactDeep(value) : value)
   const built = [
     jobEvent('job.start', startedAt, { task: root.task, settings }),
     ...agentEvents,
