@@ -3,6 +3,12 @@ import { InvalidEventError } from './errors'
 
 const knownTypes: ReadonlySet<string> = new Set(eventTypes)
 
+/** An event that passed the checks: the writer's own copy (its seq set when it is inserted) and its data as JSON. */
+export interface CheckedEvent {
+  event: TraceEvent
+  data: string
+}
+
 /**
  * Cheap envelope checks made when an event is appended, so a malformed event fails at its
  * caller rather than poisoning a batch later. Returns the event as it will be stored, envelope
@@ -10,7 +16,7 @@ const knownTypes: ReadonlySet<string> = new Set(eventTypes)
  * writer's hot path makes no other copy), and the data serialised once (which also snapshots it
  * against later mutation).
  */
-export function checkEvent(event: NewTraceEvent): { event: TraceEvent; data: string } {
+export function checkEvent(event: NewTraceEvent): CheckedEvent {
   const { type, ts, job_id, agent_id, parent_id, depth, data } = event
   if (!knownTypes.has(type)) throw new InvalidEventError(`unknown type ${JSON.stringify(type)}`)
   if (typeof ts !== 'string' || ts === '') throw new InvalidEventError(`${type}: ts must be an ISO 8601 string`)

@@ -3,6 +3,7 @@ import { rename, rm } from 'node:fs/promises'
 import { finished as watchStream } from 'node:stream'
 import { setImmediate as nextTurn } from 'node:timers/promises'
 import type { Job } from '../trace/model'
+import { canonicalSettings } from '../trace/settings-order'
 import type { SqliteDatabase } from './database'
 import { StoreError } from './errors'
 import { eventColumns, jobColumns, jobFromRow, type EventRow, type JobRow } from './rows'
@@ -17,14 +18,17 @@ export interface ExportOptions {
   chunkRows?: number
 }
 
-/** Line 1 of a trace file (docs/trace-format.md). Settings never hold API keys: the store never gets them. */
+/**
+ * Line 1 of a trace file (docs/trace-format.md). Settings never hold API keys: the store never
+ * gets them. Their keys are written in one order (canonicalSettings), however the job got them.
+ */
 export function traceHeaderLine(job: Job, exportedAt: Date): string {
   const { id, project, task, settings, status, created_at } = job
   const header = {
     type: 'trace.header',
     format: traceFormat,
     version: traceFormatVersion,
-    job: { id, project, task, settings, status, created_at },
+    job: { id, project, task, settings: canonicalSettings(settings), status, created_at },
     exported_at: exportedAt.toISOString(),
   }
   return JSON.stringify(header) + '\n'

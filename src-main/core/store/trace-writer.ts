@@ -1,9 +1,10 @@
 import type { Statement } from 'better-sqlite3'
 import type { NewTraceEvent, TraceEvent } from '../trace/events'
 import type { Job } from '../trace/model'
+import { AppendGate } from './append-gate'
 import type { SqliteDatabase } from './database'
-import { InvalidEventError, StoreError, UnknownJobError } from './errors'
-import { checkEvent } from './event-check'
+import { StoreError } from './errors'
+import type { CheckedEvent } from './event-check'
 import { ownerRow } from './job-owners'
 import type { OwnerIdentity } from './owner'
 import { BatchProjector } from './projector'
@@ -26,11 +27,22 @@ export interface TraceWriterOptions {
 
 export type CommitListener = (events: TraceEvent[]) => void
 
-interface QueuedEvent {
-  /** The writer's own copy (event-check.ts); its seq is set when it is inserted. */
-  event: TraceEvent
-  data: string
+/**
+ * What the engine, the heartbeat and the handlers use of the trace's writer: a TraceWriter,
+ * committing on the caller's thread, or a ThreadedTraceWriter (writer-thread.ts), which commits
+ * on a worker thread of its own and keeps the same contract.
+ */
+export interface TraceLog {
+  readonly owner: OwnerIdentity | null
+  createJob(job: Job): void
+  append(event: NewTraceEvent): void
+  flush(): TraceEvent[]
+  onCommit(listener: CommitListener): () => void
+  readonly pendingCount: number
+  close(): void
 }
+
+type QueuedEvent = CheckedEvent
 
 interface CommittedBatch {
   stored: TraceEvent[]
@@ -53,15 +65,13 @@ interface CommittedBatch {
  * job, and a job this process lost while it was stopped (another process ended it as
  * interrupted): its late events would otherwise land after the job's end.
  */
-export class TraceWriter {
+export class TraceWriter implements TraceLog {
   private queue: QueuedEvent[] = []
   private cancelTimer: (() => void) | null = null
   private readonly listeners = new Set<CommitListener>()
   private readonly deliveries: TraceEvent[][] = []
   private delivering = false
-  private readonly knownJobs = new Set<string>()
-  /** Agent id → its job, for every agent id seen: agent ids are unique across jobs. */
-  private readonly agentJobs = new Map<string, string>()
+  private readonly gate: AppendGate
   /** Jobs this writer created: once another process owns one, nothing more is written to it. */
   private readonly createdJobs = new Set<string>()
   private closed = false
@@ -72,8 +82,6 @@ export class TraceWriter {
   private readonly projector: BatchProjector
   private readonly insertJob: Statement<[JobRow & JobOwnerRow]>
   private readonly selectJobOwner: Statement<[string], { status: string; owner_token: string | null }>
-  private readonly selectJobId: Statement<[string], { id: string }>
-  private readonly selectAgentJob: Statement<[string], { job_id: string }>
   private readonly insertEvent: Statement<[string, string | null, string | null, number | null, string, string, string]>
   private readonly commitBatch: (batch: QueuedEvent[]) => CommittedBatch
 
@@ -83,6 +91,7 @@ export class TraceWriter {
     this.onError = options.onError ?? ((error) => console.error('[arbor store]', error))
     this.owner = options.owner ?? null
     this.projector = new BatchProjector(db)
+    this.gate = new AppendGate(db)
     const insertColumns = `${jobColumns}, ${jobOwnerColumns}`
     this.insertJob = db.prepare(
       `INSERT INTO jobs (${insertColumns}) VALUES (${insertColumns
@@ -91,8 +100,6 @@ export class TraceWriter {
         .join(', ')})`,
     )
     this.selectJobOwner = db.prepare('SELECT status, owner_token FROM jobs WHERE id = ?')
-    this.selectJobId = db.prepare('SELECT id FROM jobs WHERE id = ?')
-    this.selectAgentJob = db.prepare('SELECT job_id FROM agents WHERE id = ?')
     this.insertEvent = db.prepare('INSERT INTO events (job_id, agent_id, parent_id, depth, type, ts, data) VALUES (?, ?, ?, ?, ?, ?, ?)')
     this.commitBatch = db.transaction((batch: QueuedEvent[]) => {
       const stored: TraceEvent[] = []
@@ -117,23 +124,27 @@ export class TraceWriter {
   /** Inserts the job's row at once (not batched). Call before appending its `job.start`. */
   createJob(job: Job): void {
     this.assertOpen()
-    if (this.selectJobId.get(job.id)) throw new StoreError(`Job ${job.id} already exists`)
+    if (this.gate.jobExists(job.id)) throw new StoreError(`Job ${job.id} already exists`)
     this.insertJob.run({ ...jobToRow(job), ...ownerRow(this.owner, new Date()) })
-    this.knownJobs.add(job.id)
+    this.gate.addJob(job.id)
     this.createdJobs.add(job.id)
   }
 
   /** Queues one event; throws at once if it is malformed or its job is unknown. */
   append(event: NewTraceEvent): void {
     this.assertOpen()
-    const queued = checkEvent(event)
-    const { job_id, agent_id, data } = queued.event
-    this.assertKnownJob(job_id)
-    if (agent_id !== null) this.claimAgent(agent_id, job_id)
-    if (typeof data.child_agent_id === 'string') this.claimAgent(data.child_agent_id, job_id)
-    this.queue.push(queued)
+    this.queue.push(this.gate.check(event))
     if (this.queue.length >= this.maxBatch) this.flushQuietly()
     else if (!this.cancelTimer) this.scheduleFlush()
+  }
+
+  /**
+   * Queues an event another writer's `append` already checked (the writer thread's, whose
+   * caller did): no checks, no timer; the caller flushes.
+   */
+  appendChecked(checked: CheckedEvent): void {
+    this.assertOpen()
+    this.queue.push(checked)
   }
 
   /** Commits everything queued now, in one transaction; returns the stored events. */
@@ -221,22 +232,6 @@ export class TraceWriter {
     const row = this.selectJobOwner.get(jobId)
     if (!row || row.owner_token === null || row.owner_token === this.owner.token) return true
     return row.status !== 'running' && !this.createdJobs.has(jobId)
-  }
-
-  private assertKnownJob(jobId: string): void {
-    if (this.knownJobs.has(jobId)) return
-    if (!this.selectJobId.get(jobId)) throw new UnknownJobError(jobId)
-    this.knownJobs.add(jobId)
-  }
-
-  /** Refuses an agent id that already belongs to another job (it would overwrite that job's node). */
-  private claimAgent(agentId: string, jobId: string): void {
-    let owner = this.agentJobs.get(agentId)
-    if (owner === undefined) {
-      owner = this.selectAgentJob.get(agentId)?.job_id ?? jobId
-      this.agentJobs.set(agentId, owner)
-    }
-    if (owner !== jobId) throw new InvalidEventError(`agent ${agentId} belongs to job ${owner}, not ${jobId}`)
   }
 
   private assertOpen(): void {
