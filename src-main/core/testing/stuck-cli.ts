@@ -145,7 +145,9 @@ export async function startStuckCli(command: 'run' | 'serve'): Promise<StuckCli>
 /** `arbor serve` prints its URL; the job starts as the UI starts one, over the WebSocket API. */
 async function startJobOverSocket(output: () => string, gone: () => boolean, job: NewJob): Promise<void> {
   await waitUntil(() => gone() || /Open: \S+/.test(output()), { timeoutMs: 30_000, what: 'arbor serve prints its URL', describe: output })
-  const url = new URL(/Open: (\S+)/.exec(output())![1]!)
+  const printed = /Open: (\S+)/.exec(output())
+  if (!printed) throw new Error(`arbor serve exited before printing its URL:\n${output()}`)
+  const url = new URL(printed[1]!)
   const socket = new WebSocket(`ws://${url.host}/ws?token=${url.searchParams.get('token')}`)
   await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject))
   const replies = new Map<number, (result: { ok: boolean; error?: { message: string } }) => void>()
