@@ -58,11 +58,12 @@ describe('the explore contract in the loop', () => {
   })
 
   it('sends FAIL for a fenced result and accepts the corrected answer', async () => {
-    const { outcome, supervisor } = await runScripted(explore('```json\n' + json(valid) + '\n```', json(valid)))
+    const { outcome, supervisor, requests } = await runScripted(explore('```json\n' + json(valid) + '\n```', json(valid)))
     const fails = supervisor.data('message').filter((message) => String(message.content).startsWith('FAIL: '))
     expect(fails).toHaveLength(1)
     expect(fails[0]).toMatchObject({ role: 'user', content: expect.stringMatching(/^FAIL: the result must not use Markdown fences/) })
-    expect(outcome).toMatchObject({ status: 'completed', result: valid, steps: 2 })
+    expect(outcome).toMatchObject({ status: 'completed', result: valid })
+    expect(requests).toHaveLength(2)
   })
 
   it('sends FAIL for a missing summary, also through attempt_completion', async () => {
@@ -82,8 +83,9 @@ describe('the explore contract in the loop', () => {
   })
 
   it('fails with invalid_result after two FAILs', async () => {
-    const { outcome, supervisor } = await runScripted(explore('nope', 'still nope', '```{}```', json(valid)))
-    expect(outcome).toMatchObject({ status: 'failed', terminal_reason: 'invalid_result', result: '```{}```', steps: 3 })
+    const { outcome, supervisor, requests } = await runScripted(explore('nope', 'still nope', '```{}```', json(valid)))
+    expect(outcome).toMatchObject({ status: 'failed', terminal_reason: 'invalid_result', result: '```{}```' })
+    expect(requests).toHaveLength(3)
     expect(supervisor.data('message').filter((message) => String(message.content).startsWith('FAIL: '))).toHaveLength(2)
   })
 })

@@ -108,7 +108,8 @@ describe('compaction before a model call', () => {
       toolTurn(800, 800),
       { text: 'done' },
     ])
-    expect(outcome).toMatchObject({ status: 'completed', result: 'done', steps: 4 })
+    expect(outcome).toMatchObject({ status: 'completed', result: 'done' })
+    expect(requests).toHaveLength(4)
     const compactions = supervisor.data('context.compact')
     expect(compactions).toHaveLength(1)
     const [compaction] = compactions
@@ -142,7 +143,7 @@ describe('a "context length exceeded" error', () => {
     const tools = Array.from({ length: 8 }, () => toolTurn(800))
     const turns = [...tools, contextTooLong(), contextTooLong(), { text: 'done' }]
     const { outcome, supervisor, requests } = await run(init({ name: 'general' }), turns)
-    expect(outcome).toMatchObject({ status: 'completed', terminal_reason: 'completed', result: 'done', steps: 9 })
+    expect(outcome).toMatchObject({ status: 'completed', terminal_reason: 'completed', result: 'done' })
     expect(requests).toHaveLength(11)
     const compactions = supervisor.data('context.compact')
     expect(compactions.map((compaction) => compaction.reason)).toEqual(['context_length', 'context_length'])
@@ -163,7 +164,7 @@ describe('a "context length exceeded" error', () => {
     const tools = Array.from({ length: 12 }, () => toolTurn(800))
     const turns = [...tools, ...Array.from({ length: 6 }, contextTooLong)]
     const { outcome, supervisor, requests } = await run(init({ name: 'worker' }), turns)
-    expect(outcome).toMatchObject({ status: 'failed', terminal_reason: 'provider_error', steps: 12 })
+    expect(outcome).toMatchObject({ status: 'failed', terminal_reason: 'provider_error' })
     expect(requests).toHaveLength(12 + 1 + maxContextLengthRetries)
     expect(supervisor.data('context.compact')).toHaveLength(maxContextLengthRetries)
     expect(supervisor.data('error')).toEqual([
@@ -173,7 +174,7 @@ describe('a "context length exceeded" error', () => {
 
   it('ends at once when there is nothing left to compact', async () => {
     const { outcome, supervisor, requests } = await run(init({ name: 'worker' }), [contextTooLong()])
-    expect(outcome).toMatchObject({ terminal_reason: 'provider_error', steps: 0 })
+    expect(outcome).toMatchObject({ status: 'failed', terminal_reason: 'provider_error' })
     expect(requests).toHaveLength(1)
     expect(supervisor.data('error')).toEqual([{ message: 'fake: context too long (nothing left to compact)', code: 'context_length' }])
   })
@@ -181,23 +182,30 @@ describe('a "context length exceeded" error', () => {
 
 describe('other provider errors and stops', () => {
   it('ends with provider_error and an error event carrying the code', async () => {
-    const { outcome, supervisor } = await run(init({ name: 'worker' }), [toolTurn(10), new ProviderError('rate_limit', 'slow down')])
-    expect(outcome).toMatchObject({ status: 'failed', terminal_reason: 'provider_error', steps: 1, summary: 'provider error: slow down' })
+    const { outcome, supervisor, requests } = await run(init({ name: 'worker' }), [
+      toolTurn(10),
+      new ProviderError('rate_limit', 'slow down'),
+    ])
+    expect(outcome).toMatchObject({ status: 'failed', terminal_reason: 'provider_error', summary: 'provider error: slow down' })
+    expect(requests).toHaveLength(2)
     expect(supervisor.data('error')).toEqual([{ message: 'fake: slow down', code: 'rate_limit' }])
     expect(supervisor.data('context.compact')).toEqual([])
   })
 
   it('stops at max_steps', async () => {
     const { outcome, requests } = await run(init({ name: 'worker', max_steps: 2 }), [toolTurn(10), toolTurn(10), toolTurn(10)])
-    expect(outcome).toMatchObject({ status: 'failed', terminal_reason: 'max_steps', steps: 2 })
+    expect(outcome).toMatchObject({ status: 'failed', terminal_reason: 'max_steps' })
     expect(requests).toHaveLength(2)
   })
 
   it('stops when total_token_budget is spent', async () => {
     const turn = { calls: [{ name: 'list_files' }], input_tokens: 200, output_tokens: 100 }
     const { outcome, requests } = await run(init({ name: 'worker', total_token_budget: 500 }), [turn, turn, turn, turn])
-    expect(outcome).toMatchObject({ status: 'failed', terminal_reason: 'token_budget', steps: 2 })
-    expect(outcome.usage).toMatchObject({ input_tokens: 400, output_tokens: 200 })
+    expect(outcome).toMatchObject({
+      status: 'failed',
+      terminal_reason: 'token_budget',
+      summary: 'stopped: used 600 tokens of a 500 token budget',
+    })
     expect(requests).toHaveLength(2)
   })
 
@@ -206,7 +214,7 @@ describe('other provider errors and stops', () => {
       const stop = new AbortController()
       stop.abort(reason)
       const { outcome, requests } = await run(init({ name: 'worker' }), [toolTurn(10)], stop.signal)
-      expect(outcome).toMatchObject({ status: 'failed', terminal_reason: reason, steps: 0 })
+      expect(outcome).toMatchObject({ status: 'failed', terminal_reason: reason })
       expect(requests).toHaveLength(0)
     }
   })

@@ -32,29 +32,22 @@ const envelope = (agentId: string, summary: string): Envelope => ({
 
 describe('runAgent with the scripted provider', () => {
   it('reads a file and completes through attempt_completion, streaming every step', async () => {
-    const { outcome, supervisor } = await runScripted(
+    const { outcome, supervisor, requests } = await runScripted(
       makeInit(project, [
         { text: 'Reading.', tool_calls: [{ name: 'read_file', arguments: { path: 'notes.txt' } }] },
         { tool_calls: [{ name: 'attempt_completion', arguments: { result: 'notes.txt has two lines' } }] },
       ]),
     )
-    expect(outcome).toMatchObject({
+    // The ending and nothing counted: the supervisor counts steps, usage and tool calls.
+    expect(outcome).toEqual({
       status: 'completed',
       terminal_reason: 'completed',
       result: 'notes.txt has two lines',
       summary: 'notes.txt has two lines',
-      steps: 2,
-      tool_calls: 2,
-      tool_usage: { read_file: 1, attempt_completion: 1 },
-      model: 'scripted-model',
-      cost_usd: 0,
     })
-    const calls = supervisor.data('llm.call')
-    expect(calls).toHaveLength(2)
-    expect(calls[0]).toMatchObject({ provider: 'scripted', model: 'scripted-model', finish_reason: 'tool_calls', duration_ms: 0 })
-    const inputSum = calls.reduce((sum, call) => sum + (call.usage as { input_tokens: number }).input_tokens, 0)
-    expect(outcome.usage.input_tokens).toBe(inputSum)
-    expect(outcome.usage.input_tokens).toBeGreaterThan(0)
+    expect(requests).toHaveLength(2)
+    // The second call carries the file read in the first.
+    expect(requests[1]!.messages.at(-1)).toEqual({ role: 'tool', content: '1\talpha\n2\tbeta', tool_call_id: 'call_1_0' })
 
     expect(supervisor.data('message').map((message) => message.role)).toEqual(['system', 'user', 'assistant', 'tool', 'assistant', 'tool'])
     expect(supervisor.data('message')[2]).toMatchObject({
@@ -75,10 +68,13 @@ describe('runAgent with the scripted provider', () => {
 
   it('ends with the text of a reply that calls no tool', async () => {
     const long = `The answer is 42. ${'More detail. '.repeat(40)}`
-    const { outcome } = await runScripted(makeInit(project, [{ text: long }]))
-    expect(outcome).toMatchObject({ status: 'completed', terminal_reason: 'completed', result: long, steps: 1, tool_calls: 0 })
+    const { outcome, supervisor, requests } = await runScripted(makeInit(project, [{ text: long }]))
+    expect(outcome).toMatchObject({ status: 'completed', terminal_reason: 'completed', result: long })
+    expect(requests).toHaveLength(1)
+    expect(supervisor.data('tool.call')).toEqual([])
     expect(outcome.summary.length).toBeLessThanOrEqual(300)
     expect(outcome.summary.startsWith('The answer is 42.')).toBe(true)
+    expect(outcome.summary).not.toContain('\n')
   })
 
   it('runs two task calls of one message concurrently and returns their results in call order', async () => {
@@ -129,7 +125,7 @@ describe('runAgent with the scripted provider', () => {
     expect(JSON.parse(toolMessages[1]!.content as string)).toMatchObject({ agent_id: 'child_b', summary: 'B done' })
     // tool.result events follow completion order; the history follows call order.
     expect(supervisor.data('tool.result').map((result) => result.call_id)).toEqual(['call_1_1', 'call_1_0'])
-    expect(outcome).toMatchObject({ status: 'completed', result: 'Both done.', tool_usage: { task: 2 } })
+    expect(outcome).toMatchObject({ status: 'completed', result: 'Both done.' })
   })
 
   it('turns a spawn error into an error tool result and goes on', async () => {
@@ -172,7 +168,7 @@ describe('runAgent with the scripted provider', () => {
     expect(results[1]!.output).toMatch(/no tool named "teleport"/)
     expect(results[2]!.output).toMatch(/"task" is not allowed for this agent/)
     expect(results[3]!.output).toContain('1\talpha')
-    expect(outcome).toMatchObject({ status: 'completed', result: 'Done anyway.', tool_calls: 4 })
+    expect(outcome).toMatchObject({ status: 'completed', result: 'Done anyway.' })
     expect(supervisor.sent.some((message) => message.type === 'spawn')).toBe(false)
   })
 
@@ -232,42 +228,68 @@ describe('runAgent with the scripted provider', () => {
       },
     })
     const tools = [exploding, ...builtinTools.filter((tool) => tool.name !== 'read_file')]
-    const { outcome, supervisor } = await runScripted(
+    const { outcome, supervisor, requests } = await runScripted(
       makeInit(project, [{ tool_calls: [{ name: 'read_file', arguments: { path: 'a' } }] }, { text: 'Recovered.' }]),
       { tools },
     )
     expect(supervisor.data('tool.result')[0]).toMatchObject({ ok: false, output: 'Error: read_file failed: disk on fire' })
+    expect(requests[1]!.messages.at(-1)).toEqual({
+      role: 'tool',
+      content: 'Error: read_file failed: disk on fire',
+      tool_call_id: 'call_1_0',
+    })
     expect(supervisor.data('error')).toEqual([{ message: 'read_file threw: disk on fire', call_id: 'call_1_0' }])
     expect(outcome).toMatchObject({ status: 'completed', result: 'Recovered.' })
   })
 
   it('stops at max_steps', async () => {
     const looping = Array.from({ length: 10 }, () => ({ tool_calls: [{ name: 'list_files', arguments: {} }] }))
-    const { outcome, supervisor } = await runScripted(
+    const { outcome, supervisor, requests } = await runScripted(
       makeInit(project, [{ text: 'Looking around.', ...looping[0] }, ...looping], { max_steps: 3 }),
     )
-    expect(outcome).toMatchObject({ status: 'failed', terminal_reason: 'max_steps', steps: 3, tool_calls: 3, result: 'Looking around.' })
-    expect(supervisor.data('llm.call')).toHaveLength(3)
+    expect(outcome).toMatchObject({ status: 'failed', terminal_reason: 'max_steps', result: 'Looking around.' })
+    expect(outcome.summary).toContain('max_steps (3)')
+    expect(requests).toHaveLength(3)
+    expect(supervisor.data('tool.call')).toHaveLength(3)
   })
 
   it('stops when the total token budget is spent', async () => {
-    const looping = Array.from({ length: 10 }, () => ({ tool_calls: [{ name: 'read_file', arguments: { path: 'notes.txt' } }] }))
-    const { outcome } = await runScripted(makeInit(project, looping, { total_token_budget: 150 }))
-    expect(outcome.terminal_reason).toBe('token_budget')
-    expect(outcome.usage.input_tokens + outcome.usage.output_tokens).toBeGreaterThanOrEqual(150)
-    expect(outcome.steps).toBeLessThan(10)
+    // Every call uses 40 + 20 tokens: 60, 120, then 180 of 150, so no fourth call.
+    const provider: Provider = {
+      kind: 'spy',
+      model: 'spy-model',
+      async *stream() {
+        yield { type: 'tool_call', call: { id: '', name: 'list_files', arguments: '{}' } }
+        yield {
+          type: 'finish',
+          usage: { input_tokens: 40, output_tokens: 20, cache_read_tokens: 0, cache_write_tokens: 0, reasoning_tokens: 0 },
+          cost_usd: null,
+          finish_reason: 'tool_calls',
+        }
+      },
+    }
+    const { outcome, requests } = await runScripted(makeInit(project, [], { total_token_budget: 150 }), { provider })
+    expect(outcome).toMatchObject({
+      status: 'failed',
+      terminal_reason: 'token_budget',
+      summary: 'stopped: used 180 tokens of a 150 token budget',
+    })
+    expect(requests).toHaveLength(3)
   })
 
   it('nudges an empty reply at most 3 times, then fails with empty_response', async () => {
-    const { outcome, supervisor } = await runScripted(makeInit(project, [{}, {}, { text: '  ' }, {}, { text: 'never reached' }]))
-    expect(outcome).toMatchObject({ status: 'failed', terminal_reason: 'empty_response', steps: 4, result: null })
+    const { outcome, supervisor, requests } = await runScripted(makeInit(project, [{}, {}, { text: '  ' }, {}, { text: 'never reached' }]))
+    expect(outcome).toMatchObject({ status: 'failed', terminal_reason: 'empty_response', result: null })
+    expect(requests).toHaveLength(4)
     const nudges = supervisor.data('message').filter((message) => message.content === emptyReplyNudge)
     expect(nudges).toHaveLength(3)
   })
 
   it('recovers when a reply follows the nudges', async () => {
-    const { outcome } = await runScripted(makeInit(project, [{}, {}, {}, { text: 'Here it is.' }]))
-    expect(outcome).toMatchObject({ status: 'completed', result: 'Here it is.', steps: 4 })
+    const { outcome, requests } = await runScripted(makeInit(project, [{}, {}, {}, { text: 'Here it is.' }]))
+    expect(outcome).toMatchObject({ status: 'completed', result: 'Here it is.' })
+    expect(requests).toHaveLength(4)
+    expect(requests[3]!.messages.at(-1)).toEqual({ role: 'user', content: emptyReplyNudge })
   })
 
   it('ends with provider_error when the model call fails', async () => {
@@ -278,8 +300,9 @@ describe('runAgent with the scripted provider', () => {
         throw new ProviderError('auth', 'invalid API key')
       },
     }
-    const { outcome, supervisor } = await runScripted(makeInit(project, []), { provider })
-    expect(outcome).toMatchObject({ status: 'failed', terminal_reason: 'provider_error', steps: 0 })
+    const { outcome, supervisor, requests } = await runScripted(makeInit(project, []), { provider })
+    expect(outcome).toMatchObject({ status: 'failed', terminal_reason: 'provider_error', summary: 'provider error: invalid API key' })
+    expect(requests).toHaveLength(1)
     expect(supervisor.data('error')).toEqual([{ message: 'broken: invalid API key', code: 'auth' }])
   })
 

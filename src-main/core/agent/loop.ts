@@ -5,8 +5,7 @@ import type { AgentInit, AgentOutcome } from '../protocol/messages'
 import { terminalReasonSchema, type TerminalReason } from '../trace/events'
 import { compactHistory, compactionTarget, estimateTokens, needsCompaction, type CompactionReason } from './compaction'
 import { checkExploreResult, failMessage } from './explore-contract'
-import { RunStats, summarize } from './run-stats'
-import { defaultStopConditions, type StopCondition } from './stop-conditions'
+import { defaultStopConditions, type RunProgress, type StopCondition } from './stop-conditions'
 import type { AgentLink, Clock } from './supervisor-link'
 import { attemptCompletionName } from './tools/attempt-completion'
 import { Toolset, type ToolCallResult } from './tools/toolset'
@@ -49,7 +48,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentOutcome> 
   const profile = init.profile
   const toolset = new Toolset(options.tools, profile.tools, { task: init.spawnable_profiles })
   const stopConditions = options.stopConditions ?? defaultStopConditions
-  const stats = new RunStats(provider.model)
+  const progress: RunProgress = { steps: 0, tokens: 0 }
   const tools = toolset.definitions()
   const toolTokens = Math.ceil(JSON.stringify(tools).length / 4)
   const history: ProviderMessage[] = []
@@ -100,8 +99,10 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentOutcome> 
           throw new ProviderError('context_length', `${error.message} (nothing left to compact)`, { cause: error })
         continue
       }
-      // Whoever makes the call records it (`llm.call`): the supervisor, for an agent process.
-      stats.recordModelCall(reply)
+      // Whoever makes the call records it and counts its usage (`llm.call`): the supervisor, for an
+      // agent process. The loop keeps only what its limits read.
+      progress.steps += 1
+      progress.tokens += reply.usage.input_tokens + reply.usage.output_tokens
       lastInputTokens = reply.usage.input_tokens
       return { ...reply, tool_calls: withIds(reply.tool_calls, options.ids) }
     }
@@ -123,7 +124,6 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentOutcome> 
           sandbox: init.sandbox,
           trackProcess: (pgid, running) => link.trackProcess(pgid, running),
         })
-        stats.recordToolCall(call.name)
         if (result.unexpected !== undefined) link.event('error', { message: result.unexpected, call_id: call.id })
         const { call_id, name, ok, output, truncated } = result
         link.event('tool.result', { call_id, name, ok, output, truncated, duration_ms: clock.now() - started })
@@ -168,20 +168,15 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentOutcome> 
 
   const end = (turn: Exclude<TurnOutcome, { kind: 'run_again' }>): AgentOutcome =>
     turn.kind === 'final_output'
-      ? stats.outcome({ status: turn.status, terminal_reason: 'completed', result: turn.result, summary: turn.summary })
-      : stats.outcome({
-          status: 'failed',
-          terminal_reason: turn.terminal_reason,
-          result: turn.result ?? (lastText || null),
-          summary: turn.summary,
-        })
+      ? { status: turn.status, terminal_reason: 'completed', result: turn.result, summary: turn.summary }
+      : { status: 'failed', terminal_reason: turn.terminal_reason, result: turn.result ?? (lastText || null), summary: turn.summary }
 
   try {
     addMessage({ role: 'system', content: profile.system_prompt })
     addMessage({ role: 'user', content: init.first_message })
     for (;;) {
       if (signal?.aborted) return end(stoppedByAbort(signal))
-      const limit = stopConditions.map((condition) => condition(stats, profile)).find((stop) => stop !== undefined)
+      const limit = stopConditions.map((condition) => condition(progress, profile)).find((stop) => stop !== undefined)
       if (limit) return end({ kind: 'stopped', ...limit })
       const turn = await step()
       if (turn.kind !== 'run_again') return end(turn)
@@ -204,6 +199,14 @@ function stoppedByAbort(signal: AbortSignal): TurnOutcome & { kind: 'stopped' } 
   const reason = terminalReasonSchema.safeParse(signal.reason)
   const terminal_reason = reason.success ? reason.data : 'cancelled'
   return { kind: 'stopped', terminal_reason, summary: `stopped: ${terminal_reason}` }
+}
+
+const summaryLength = 300
+
+/** The first ~300 characters of a text result, on one line. */
+export function summarize(text: string): string {
+  const line = text.replace(/\s+/g, ' ').trim()
+  return line.length <= summaryLength ? line : `${line.slice(0, summaryLength - 1).trimEnd()}…`
 }
 
 /** Gives every call a unique id; a provider may leave them empty (some OpenAI-compatible servers do). */

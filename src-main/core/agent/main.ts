@@ -15,7 +15,6 @@ import { randomUUID } from 'node:crypto'
 import { setMaxListeners } from 'node:events'
 import { startupSnapshot } from 'node:v8'
 import { toAgentSchema, type AgentInit, type AgentOutcome, type ToSupervisor } from '../protocol/messages'
-import { emptyUsage } from '../trace/usage'
 import { connectToSupervisor } from './channel'
 import { runAgent } from './loop'
 import { SupervisorLink } from './supervisor-link'
@@ -85,12 +84,6 @@ function serve(warm: boolean): void {
         terminal_reason: 'crashed',
         result: null,
         summary: `crashed: ${error instanceof Error ? error.message : String(error)}`,
-        usage: emptyUsage(),
-        cost_usd: null,
-        steps: 0,
-        tool_calls: 0,
-        tool_usage: {},
-        model: null,
       }
       link.done(outcome)
     }

@@ -1,13 +1,13 @@
 /** Helpers for the agent's tests: a fixed clock, fixed ids, no-wait sleep, a recording supervisor. */
 import { createScriptedProvider } from '../providers/scripted'
-import type { Provider, Sleep } from '../providers/types'
+import type { Provider, ProviderRequest, Sleep } from '../providers/types'
 import { ProviderError } from '../providers/errors'
 import { toSupervisorSchema, type AgentInit, type ToAgent, type ToSupervisor } from '../protocol/messages'
 import { HistoryReceiver } from '../protocol/model-history'
 import type { ScriptTurn } from '../trace/model'
 import { runAgent, type RunAgentOptions } from './loop'
 import { builtinProfiles, type Profile } from '../job/profiles'
-import { SupervisorLink, type AgentLink, type Clock } from './supervisor-link'
+import { SupervisorLink, type Clock } from './supervisor-link'
 import { builtinTools } from './tools/builtin'
 
 export const fixedClock: Clock = { now: () => Date.parse('2025-01-01T00:00:00.000Z') }
@@ -39,29 +39,22 @@ export function makeInit(projectDir: string, script: ScriptTurn[], profile: Part
 }
 
 /**
- * A provider that records each finished call as `llm.call` on `link`, as the supervisor does for
- * the calls it makes for an agent process: the loop's tests see the trace a real job records.
+ * `provider`, keeping a copy of every request the loop makes: what the model was sent, call by
+ * call. The loop records no `llm.call` (the supervisor does, for the calls it makes), so a test
+ * counts the loop's model calls here.
  */
-export function recordingCalls(provider: Provider, link: Pick<AgentLink, 'event'>, clock: Clock = fixedClock): Provider {
+export function recordingRequests(provider: Provider): { provider: Provider; requests: ProviderRequest[] } {
+  const requests: ProviderRequest[] = []
   return {
-    kind: provider.kind,
-    model: provider.model,
-    async *stream(request) {
-      const started = clock.now()
-      for await (const event of provider.stream(request)) {
-        if (event.type === 'finish') {
-          const { usage, cost_usd, finish_reason } = event
-          link.event('llm.call', {
-            provider: provider.kind,
-            model: provider.model,
-            usage,
-            cost_usd,
-            duration_ms: clock.now() - started,
-            finish_reason,
-          })
-        }
-        yield event
-      }
+    requests,
+    provider: {
+      kind: provider.kind,
+      model: provider.model,
+      stream(request) {
+        const { signal: _signal, ...sent } = request
+        requests.push({ ...sent, messages: structuredClone(request.messages) })
+        return provider.stream(request)
+      },
     },
   }
 }
@@ -131,7 +124,9 @@ export async function runScripted(
   overrides: Partial<RunAgentOptions> & { provider?: Provider } = {},
   supervisor = new RecordingSupervisor(),
 ) {
-  const provider = overrides.provider ?? createScriptedProvider({ model: init.provider.model, script: scriptOf(init), sleep: noWait })
+  const recorded = recordingRequests(
+    overrides.provider ?? createScriptedProvider({ model: init.provider.model, script: scriptOf(init), sleep: noWait }),
+  )
   const outcome = await runAgent({
     init,
     tools: builtinTools,
@@ -139,7 +134,7 @@ export async function runScripted(
     clock: fixedClock,
     ids: fixedIds(),
     ...overrides,
-    provider: recordingCalls(provider, supervisor.link, overrides.clock ?? fixedClock),
+    provider: recorded.provider,
   })
-  return { outcome, supervisor }
+  return { outcome, supervisor, requests: recorded.requests }
 }

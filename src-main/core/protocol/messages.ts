@@ -109,6 +109,11 @@ export const toSupervisorSchema = z.discriminatedUnion('type', [
    * group still running when the agent ends, however it ends.
    */
   z.object({ type: z.literal('process'), pgid: z.number().int().positive(), running: z.boolean() }),
+  /**
+   * How the agent ended, and nothing it counted: the supervisor keeps the one account of an agent's
+   * steps, usage, cost and tool calls, from the calls it makes (`llm.call`) and the trace events it
+   * records (`tool.call`).
+   */
   z.object({
     type: z.literal('done'),
     outcome: z.object({
@@ -116,12 +121,6 @@ export const toSupervisorSchema = z.discriminatedUnion('type', [
       terminal_reason: terminalReasonSchema,
       result: z.unknown(),
       summary: z.string(),
-      usage: usageSchema,
-      cost_usd: z.number().nullable(),
-      steps: z.number().int(),
-      tool_calls: z.number().int(),
-      tool_usage: z.record(z.string(), z.number().int()),
-      model: z.string().nullable(),
     }),
   }),
 ])

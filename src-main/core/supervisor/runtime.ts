@@ -83,7 +83,7 @@ export interface AgentRuntime {
   usage: Usage
   costUsd: number | null
   steps: number
-  toolCalls: number
+  /** Tool calls by tool name, counted from the agent's `tool.call` events: the one count of its tool calls. */
   toolUsage: Record<string, number>
   model: string | null
   /** The newest assistant text, returned as partial output when the agent is killed. */
@@ -164,7 +164,6 @@ export function newAgentRuntime(fields: {
     usage: emptyUsage(),
     costUsd: null,
     steps: 0,
-    toolCalls: 0,
     toolUsage: {},
     model: null,
     lastText: '',
@@ -223,7 +222,7 @@ export function buildEnvelope(agent: AgentRuntime, ending: Ending, now: number):
     terminal_reason: ending.terminalReason,
     stats: {
       steps: agent.steps,
-      tool_calls: agent.toolCalls,
+      tool_calls: Object.values(agent.toolUsage).reduce((sum, calls) => sum + calls, 0),
       input_tokens: agent.usage.input_tokens,
       output_tokens: agent.usage.output_tokens,
       cost_usd: agent.costUsd,

@@ -323,7 +323,6 @@ export class Supervisor {
     }
     const { event } = parsed
     if (event.type === 'tool.call') {
-      agent.toolCalls += 1
       agent.toolUsage[event.data.name] = (agent.toolUsage[event.data.name] ?? 0) + 1
     } else if (event.type === 'message' && event.data.role === 'assistant' && event.data.content) {
       agent.lastText = event.data.content
