@@ -8,8 +8,16 @@ export interface SocketApiOptions {
   dispatch: Dispatch
   subscribe(listener: (notification: ApiNotification) => void): () => void
   log(line: string): void
-  /** Time between pings; a client that has answered neither of the last two is dropped. */
+  /** Time between pings. */
   heartbeatMs: number
+  /**
+   * A client not heard from (a pong or a request) for this long is dropped. Default 4 pings: a
+   * browser answers a ping only once its page has read what came before it, so a page busy for
+   * a while on a loaded machine answers late, and is alive.
+   */
+  silentClientMs?: number
+  /** Clock, for tests. */
+  now?: () => number
   /** Output a client may leave unread before it is dropped with close code 1013. */
   maxBufferedBytes: number
 }
@@ -23,11 +31,15 @@ const requestSchema = z.object({ id: z.number().int(), method: z.string().max(10
  * The API over the `serve` WebSocket: each text frame is one request, answered by the same
  * dispatcher as Electron's IPC; stored events are pushed to every client. A client is dropped
  * (never the server) when it breaks the protocol (`ws` closes it with 1002, 1007 or 1009 and
- * emits 'error', logged here), stops answering pings, or leaves too much output unread.
+ * emits 'error', logged here), is not heard from for `silentClientMs`, or leaves too much
+ * output unread.
  * Returns a function that stops the heartbeat and the notifications.
  */
 export function serveSocketApi(sockets: WebSocketServer, options: SocketApiOptions): () => void {
-  const missedPongs = new WeakMap<WebSocket, number>()
+  const now = options.now ?? Date.now
+  const silentClientMs = options.silentClientMs ?? 4 * options.heartbeatMs
+  const lastHeard = new WeakMap<WebSocket, number>()
+  const heard = (client: WebSocket): void => void lastHeard.set(client, now())
 
   const send = (client: WebSocket, frame: string): void => {
     if (client.readyState !== client.OPEN) return
@@ -42,25 +54,33 @@ export function serveSocketApi(sockets: WebSocketServer, options: SocketApiOptio
   }
 
   sockets.on('connection', (client: WebSocket) => {
-    missedPongs.set(client, 0)
+    heard(client)
     client.on('error', (error) => options.log(`serve: closed a WebSocket client: ${describeError(error)}`))
-    client.on('pong', () => missedPongs.set(client, 0))
+    client.on('pong', () => heard(client))
     client.on('message', (raw) => {
+      heard(client)
       answerFrame(String(raw), options.dispatch, options.log)
         .then((frame) => send(client, frame))
         .catch((error: unknown) => options.log(`serve: could not answer a WebSocket client: ${describeError(error)}`))
     })
   })
 
+  let lastTick = now()
   const heartbeat = setInterval(() => {
+    const at = now()
+    // A late tick means this process's own loop was blocked: what clients sent meanwhile (their
+    // pongs) is still unread in the sockets, and timers run before sockets are read. That time
+    // is not held against them.
+    const blockedMs = Math.max(0, at - lastTick - options.heartbeatMs)
+    lastTick = at
     for (const client of sockets.clients) {
-      const missed = missedPongs.get(client) ?? 0
-      if (missed >= 2) {
-        options.log('serve: dropped a WebSocket client that stopped answering pings')
+      const since = (lastHeard.get(client) ?? at) + blockedMs
+      lastHeard.set(client, since)
+      if (at - since >= silentClientMs) {
+        options.log(`serve: dropped a WebSocket client that stopped answering pings (silent for ${at - since} ms)`)
         client.terminate()
         continue
       }
-      missedPongs.set(client, missed + 1)
       if (client.readyState === client.OPEN) client.ping()
     }
   }, options.heartbeatMs)
