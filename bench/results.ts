@@ -36,6 +36,9 @@ export interface Result {
   /** The goal as text, e.g. "ratio >= 0.9", or null for a figure that is only reported. */
   goal: string | null
   met: boolean | null
+  /** When and on which Node the figure was measured: stamped by bench/run.ts, since a run of named benches keeps the others' figures. */
+  measured_at?: string
+  node?: string
 }
 
 /** Env var naming the JSON-lines file of the current `npm run bench` run. */

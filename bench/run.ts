@@ -8,6 +8,7 @@ import { spawnSync } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg, tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
+import { writeDocs } from '../scripts/benchmarks-doc'
 import { resultsFileVariable, type Result } from './results'
 
 const benches = ['store.ts', 'export.ts', 'supervisor.ts', 'spawn.ts', 'agents.ts', 'cli.ts', 'graph.ts', 'inspector.ts', 'load.ts']
@@ -29,7 +30,7 @@ try {
     ? readFileSync(runFile, 'utf8')
         .split('\n')
         .filter(Boolean)
-        .map((line) => JSON.parse(line) as Result)
+        .map((line) => ({ ...(JSON.parse(line) as Result), measured_at: new Date().toISOString(), node: process.version }))
     : []
   const target = resolve(import.meta.dirname, 'results.json')
   const kept =
@@ -45,6 +46,7 @@ try {
     load_average_after: loadavg().map((value) => Number(value.toFixed(2))),
   }
   writeFileSync(target, JSON.stringify({ written_at: new Date().toISOString(), machine, results }, null, 2) + '\n')
+  writeDocs()
   const missed = measured.filter((result) => result.met === false)
   console.log(
     `\n${measured.length} figures written to bench/results.json; ${missed.length} missed their goal${missed.length ? ': ' + missed.map((result) => result.name).join(', ') : ''}`,
