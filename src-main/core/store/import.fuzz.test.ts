@@ -8,7 +8,7 @@ import { openDatabase, type SqliteDatabase } from './database'
 import { StoreError, TraceParseError } from './errors'
 import { exportJobJsonl } from './export'
 import { parseTrace, TraceReader } from './import'
-import { importTraceFile } from './import-job'
+import { importTraceFile } from '../import/import-job'
 import { sampleJob, sampleJobEvents } from './testing/job-fixture'
 import { TraceWriter } from './trace-writer'
 

@@ -6,7 +6,7 @@ import { complete, createTestRig, taskCall, type TestRig } from '../supervisor/t
 import { jobSettingsSchema } from '../trace/event-data'
 import { openDatabase } from './database'
 import { exportJobJsonl } from './export'
-import { importTraceFile } from './import-job'
+import { importTraceFile } from '../import/import-job'
 import { useTempDir } from './testing/temp-dir'
 
 let rig: TestRig | undefined

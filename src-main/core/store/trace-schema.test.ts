@@ -9,7 +9,7 @@ import type { JobSettings, ScriptPlan } from '../trace/model'
 import { traceJsonSchemaText } from '../trace/json-schema'
 import { openDatabase } from './database'
 import { exportJobJsonl } from './export'
-import { importTraceFile } from './import-job'
+import { importTraceFile } from '../import/import-job'
 import { useTempDir } from './testing/temp-dir'
 
 const schemaFile = new URL('../../../docs/trace.schema.json', import.meta.url)

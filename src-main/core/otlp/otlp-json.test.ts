@@ -1,14 +1,14 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { checkOtlpJson } from '../otlp/testing/otlp-proto'
-import { spawnJobEvents, storeJob } from '../otlp/testing/spawn-fixture'
+import { checkOtlpJson } from './testing/otlp-proto'
+import { spawnJobEvents, storeJob } from './testing/spawn-fixture'
 import type { NewTraceEvent } from '../trace/events'
 import type { Job } from '../trace/model'
-import { exportJob } from './export'
-import { otlpFormat } from './otlp'
-import { childId, childUsage, jobId, jobUsage, rootCalls, rootId, sampleJob, sampleJobEvents } from './testing/job-fixture'
-import { useTempDir } from './testing/temp-dir'
+import { exportJob } from '../store/export'
+import { otlpFormat } from './otlp-json'
+import { childId, childUsage, jobId, jobUsage, rootCalls, rootId, sampleJob, sampleJobEvents } from '../store/testing/job-fixture'
+import { useTempDir } from '../store/testing/temp-dir'
 
 interface JsonValue {
   stringValue?: string

@@ -1,7 +1,7 @@
-import { instrumentationScope, JobSpans, resourceAttributes, type Attributes, type SpanRecord } from '../otlp/span-model'
+import { instrumentationScope, JobSpans, resourceAttributes, type Attributes, type SpanRecord } from './span-model'
 import type { Job } from '../trace/model'
-import type { ExportFormat } from './export'
-import type { EventRow } from './rows'
+import type { ExportFormat } from '../store/export'
+import type { EventRow } from '../store/rows'
 
 /**
  * OTLP JSON (`resourceSpans`), so a trace opens in Jaeger, Langfuse or Phoenix: the spans of

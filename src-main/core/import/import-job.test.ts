@@ -1,14 +1,14 @@
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { openDatabase, type SqliteDatabase } from './database'
-import { TraceParseError } from './errors'
-import { exportJobJsonl } from './export'
+import { openDatabase, type SqliteDatabase } from '../store/database'
+import { TraceParseError } from '../store/errors'
+import { exportJobJsonl } from '../store/export'
 import { importTraceFile } from './import-job'
-import { getAgents, getJob, listJobs } from './queries'
-import { jobId, sampleJob, sampleJobEvents } from './testing/job-fixture'
-import { useTempDir } from './testing/temp-dir'
-import { TraceWriter } from './trace-writer'
+import { getAgents, getJob, listJobs } from '../store/queries'
+import { jobId, sampleJob, sampleJobEvents } from '../store/testing/job-fixture'
+import { useTempDir } from '../store/testing/temp-dir'
+import { TraceWriter } from '../store/trace-writer'
 
 /** A job stored in its own database among other jobs, so its seqs are not 1..n, then exported. */
 async function exportedTrace(dir: string): Promise<{ file: string; lines: string[]; source: SqliteDatabase }> {
