@@ -3,7 +3,8 @@
  * one door into shared code, the `@core/…` alias, and it opens on the pure modules only. In a
  * file of src-renderer or src-preload it refuses
  *   - a relative import that leaves src-renderer/src (for the preload: src-preload),
- *   - an `@core/…` import not on `coreAllowlist`,
+ *   - an `@core/…` import not on `coreAllowlist` (a test may import any: it runs in Node, and a
+ *     preload test serves its calls with the real dispatcher),
  *   - Node's built-ins and SQLite, which only the main process has.
  * What the allowed modules import in turn is held by the web project's typecheck
  * (tsconfig.web.json includes them and has neither Node's types nor SQLite).
@@ -15,7 +16,7 @@ import { fileURLToPath } from 'node:url'
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 
 /** The core modules the renderer and the preload may import: `@core/` plus one of these. */
-export const coreAllowlist = [/^api\/(contract|methods|job-form)$/, /^errors$/, /^trace\/[a-z-]+$/, /^providers\/pricing$/]
+export const coreAllowlist = [/^api\/(contract|methods|job-form|errors)$/, /^errors$/, /^trace\/[a-z-]+$/, /^providers\/pricing$/]
 
 const nodeBuiltins = new Set(builtinModules)
 const mainSideOnly = new Set(['better-sqlite3'])
@@ -30,13 +31,13 @@ function homeOf(file) {
 }
 
 /** Why `specifier`, imported by a file whose home is `home`, is refused; null when it is allowed. */
-export function refusal(specifier, file, home) {
+export function refusal(specifier, file, home, isTest = false) {
   if (specifier.startsWith('node:') || nodeBuiltins.has(specifier.split('/')[0]) || mainSideOnly.has(specifier.split('/')[0])) {
     return `"${specifier}" runs in the main process only; the renderer and the preload reach it through the API`
   }
   if (specifier.startsWith('@core/')) {
     const module = specifier.slice('@core/'.length)
-    if (coreAllowlist.some((pattern) => pattern.test(module))) return null
+    if (isTest || coreAllowlist.some((pattern) => pattern.test(module))) return null
     return `"${specifier}" is not one of the pure core modules the renderer may import (scripts/eslint-renderer-boundary.js)`
   }
   if (specifier.startsWith('/')) return `"${specifier}" is an absolute path; import shared code through @core/…`
@@ -59,9 +60,10 @@ const rule = {
   create(context) {
     const home = homeOf(context.filename)
     if (!home) return {}
+    const isTest = /\.test\.tsx?$/.test(context.filename)
     const check = (source) => {
       if (!source || source.type !== 'Literal' || typeof source.value !== 'string') return
-      const message = refusal(source.value, context.filename, home)
+      const message = refusal(source.value, context.filename, home, isTest)
       if (message) context.report({ node: source, message })
     }
     return {

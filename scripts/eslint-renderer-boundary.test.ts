@@ -56,6 +56,16 @@ describe('arbor/renderer-boundary', () => {
     expect(messages[7]).toContain('"@core/engine" is not one of the pure core modules')
   }, 60_000)
 
+  it('lets a test import any core module, but not leave its folder by a relative path', async () => {
+    const code = [
+      "import { createDispatcher } from '@core/api/dispatcher'",
+      "import { createWsClient } from '../../src-renderer/src/api/ws-client'",
+      'export const all = [createDispatcher, createWsClient]',
+    ].join('\n')
+    expect(await refusals(code, 'src-preload/probe.test.ts')).toEqual([expect.stringContaining('leaves src-preload')])
+    expect(await refusals(code.replace('../../src-renderer/src/api/', './'), 'src-renderer/src/api/probe.test.ts')).toEqual([])
+  }, 60_000)
+
   it('keeps the preload inside src-preload', async () => {
     const code = [
       "import type { ArborApi } from '../src-main/core/api/contract'",

@@ -1,6 +1,9 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest'
-import { apiContract, type ApiNotification, type ArborApi } from '@core/api/contract'
-import { notificationChannel, splitFieldErrors } from '@core/api/methods'
+import { apiContract, type ApiHandlers, type ApiNotification, type ArborBridge } from '@core/api/contract'
+import { createDispatcher } from '@core/api/dispatcher'
+import { ApiFailure, internalErrorMessage, unwrapResult } from '@core/api/errors'
+import { ArborError } from '@core/errors'
+import { ipcChannel, notificationChannel } from '@core/api/methods'
 
 // The preload runs only inside Electron's sandbox; here `electron` is a stand-in (the real
 // module is never loaded) that records what the preload exposes and sends.
@@ -35,8 +38,25 @@ vi.mock('electron', () => ({
 
 await import('./index')
 
-function exposedApi(): ArborApi {
-  return bridge.exposed[0]?.[1] as ArborApi
+function exposedApi(): ArborBridge {
+  return bridge.exposed[0]?.[1] as ArborBridge
+}
+
+/** Main's side as the app wires it: the real dispatcher over these handlers, its reply copied as IPC copies it. */
+function serveWith(handlers: Partial<ApiHandlers>): string[] {
+  const internal: string[] = []
+  const dispatch = createDispatcher(handlers as ApiHandlers, (error) => internal.push(String(error)))
+  const methodOf = new Map(Object.keys(apiContract).map((method) => [ipcChannel(method as keyof ApiHandlers), method]))
+  bridge.reply = async (channel, input) => structuredClone(await dispatch(methodOf.get(channel)!, input))
+  return internal
+}
+
+/** What the renderer's client does with a result (src-renderer/src/api/bridge-client.ts): its error thrown as an ApiFailure. */
+async function rejection(result: Promise<unknown>): Promise<unknown> {
+  return (result as Promise<Parameters<typeof unwrapResult>[0]>).then(unwrapResult).then(
+    () => new Error('resolved'),
+    (caught: unknown) => caught,
+  )
 }
 
 describe('preload', () => {
@@ -51,30 +71,68 @@ describe('preload', () => {
     for (const value of Object.values(api)) expect(typeof value).toBe('function')
   })
 
-  it('invokes the method channel and unwraps a successful result', async () => {
+  it('invokes the method channel and resolves to its result', async () => {
     bridge.reply = () => ({ ok: true, value: { project: null, all_paused: true } })
-    expect(await exposedApi().getState({})).toEqual({ project: null, all_paused: true })
+    expect(await exposedApi().getState({})).toEqual({ ok: true, value: { project: null, all_paused: true } })
     expect(bridge.invoked).toEqual([['arbor:getState', {}]])
   })
 
-  it('throws an Error carrying the message of a failed result', async () => {
-    bridge.reply = () => ({ ok: false, error: { code: 'not_found', message: 'job job_9 not found' } })
-    await expect(exposedApi().getTree({ job_id: 'job_9' })).rejects.toThrow('job job_9 not found')
-  })
-
-  it("carries a refused form's fields, which only a message can take across contextBridge", async () => {
-    bridge.reply = () => ({
+  it("brings a handler's code and a refused form's fields across as data, thrown by the client as an ApiFailure", async () => {
+    const internal = serveWith({
+      startJob: async () => {
+        throw new ApiFailure('invalid_request', 'startJob: task: describe the task', { task: 'describe the task' })
+      },
+      getTree: async () => {
+        throw new ApiFailure('not_found', 'job job_9 not found')
+      },
+    })
+    // contextBridge passes plain data whole, and an Error only by its message: the preload must not throw.
+    const result = await exposedApi().startJob({ kind: 'demo' })
+    expect(result).toEqual({
       ok: false,
       error: { code: 'invalid_request', message: 'startJob: task: describe the task', fields: { task: 'describe the task' } },
     })
-    const error = await exposedApi()
-      .startJob({ kind: 'demo' })
-      .then(
-        () => new Error('resolved'),
-        (caught: unknown) => caught as Error,
-      )
-    expect(splitFieldErrors(error.message)).toEqual({ message: 'startJob: task: describe the task', fields: { task: 'describe the task' } })
+    const refused = await rejection(exposedApi().startJob({ kind: 'demo' }))
+    expect(ApiFailure.isInstance(refused)).toBe(true)
+    expect(refused).toMatchObject({
+      code: 'invalid_request',
+      message: 'startJob: task: describe the task',
+      fields: { task: 'describe the task' },
+    })
+    expect(await rejection(exposedApi().getTree({ job_id: 'job_9' }))).toMatchObject({ code: 'not_found', message: 'job job_9 not found' })
+    expect(internal).toEqual([])
     expect(exposedApi().pathForFile?.('not a File')).toBe('')
+  })
+
+  it('brings an error that is not an Arbor error across as internal, without its message', async () => {
+    const internal = serveWith({
+      getState: async () => {
+        throw new TypeError('SQLITE_ERROR near "SELECT key FROM secrets WHERE value = \'sk-live-123\'"')
+      },
+      listJobs: async () => {
+        throw new ArborError('store', 'Database arbor.db is locked by another Arbor')
+      },
+    })
+    const failed = await rejection(exposedApi().getState({}))
+    expect(failed).toMatchObject({ code: 'internal', message: internalErrorMessage })
+    expect(JSON.stringify(await exposedApi().getState({}))).not.toContain('sk-live')
+    expect(internal).toHaveLength(2)
+    expect(internal[0]).toContain('sk-live-123')
+    // An Arbor error's message was written for the user: it crosses, under `internal`.
+    expect(await rejection(exposedApi().listJobs({}))).toMatchObject({
+      code: 'internal',
+      message: 'Database arbor.db is locked by another Arbor',
+    })
+  })
+
+  it('answers a call the main process did not serve with an internal result, not a throw', async () => {
+    bridge.reply = () => {
+      throw new Error("No handler registered for 'arbor:getState'")
+    }
+    expect(await exposedApi().getState({})).toEqual({
+      ok: false,
+      error: { code: 'internal', message: "getState could not reach Arbor's main process" },
+    })
   })
 
   it('passes notifications, not the IPC event, to subscribers until they unsubscribe', () => {

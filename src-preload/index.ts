@@ -1,20 +1,25 @@
 import { contextBridge, ipcRenderer, webUtils, type IpcRendererEvent } from 'electron'
-import type { ApiInput, ApiMethod, ApiNotification, ApiOutputs, ApiResult, ArborApi } from '@core/api/contract'
-import { fieldsMarker, ipcChannel, notificationChannel } from '@core/api/methods'
+import type { ApiInput, ApiMethod, ApiNotification, ApiOutputs, ApiResult, ArborBridge } from '@core/api/contract'
+import { ipcChannel, notificationChannel } from '@core/api/methods'
 
 /**
  * The sandboxed preload (built to CommonJS): exposes exactly one object, `window.arbor`, with
  * one function per API method and a subscription. Nothing else of IPC reaches the renderer.
  * Only types come from the contract, so zod stays out of this bundle.
+ *
+ * A method resolves to its ApiResult, a failure included, rather than throwing: contextBridge
+ * passes an Error's message and nothing else, so `code` and a refused form's `fields` cross as
+ * data, and the renderer's client (src-renderer/src/api/bridge-client.ts) throws them as an
+ * ApiFailure.
  */
 
-async function call<M extends ApiMethod>(method: M, input: ApiInput<M>): Promise<ApiOutputs[M]> {
-  const result = (await ipcRenderer.invoke(ipcChannel(method), input)) as ApiResult<ApiOutputs[M]>
-  if (result.ok) return result.value
-  // Only a message survives contextBridge; the fields of a refused form ride along in it as JSON.
-  throw new Error(
-    result.error.fields ? `${result.error.message}\n${fieldsMarker}${JSON.stringify(result.error.fields)}` : result.error.message,
-  )
+async function call<M extends ApiMethod>(method: M, input: ApiInput<M>): Promise<ApiResult<ApiOutputs[M]>> {
+  try {
+    return (await ipcRenderer.invoke(ipcChannel(method), input)) as ApiResult<ApiOutputs[M]>
+  } catch {
+    // The main process threw past its handler (none registered, the window closing): no details cross.
+    return { ok: false, error: { code: 'internal', message: `${method} could not reach Arbor's main process` } }
+  }
 }
 
 const api = {
@@ -59,6 +64,6 @@ const api = {
       ipcRenderer.removeListener(notificationChannel, forward)
     }
   },
-} satisfies ArborApi
+} satisfies ArborBridge
 
 contextBridge.exposeInMainWorld('arbor', api)

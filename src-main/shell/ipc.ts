@@ -1,5 +1,6 @@
 import { apiContract, type ApiNotification, type ApiOutputs, type ApiResult } from '../core/api/contract'
 import type { Dispatch } from '../core/api/dispatcher'
+import { apiErrorOf } from '../core/api/errors'
 import { apiMethods, ipcChannel, notificationChannel } from '../core/api/methods'
 import type { AppUrlCheck } from './app-url'
 
@@ -90,7 +91,8 @@ async function exportJob(input: unknown, options: IpcOptions): Promise<ApiResult
   try {
     path = await options.chooseExportPath(`arbor-${fileNamePart(parsed.data.job_id)}.${format === 'otlp' ? 'otlp.json' : 'jsonl'}`, format)
   } catch (error) {
-    return { ok: false, error: { code: 'internal', message: error instanceof Error ? error.message : String(error) } }
+    console.error('[arbor] dialog failed:', error)
+    return { ok: false, error: apiErrorOf(error) }
   }
   if (path === null) {
     const cancelled: ApiOutputs['exportJob'] = { path: null, lines: 0 }
@@ -120,7 +122,8 @@ async function askDialog(choose: () => Promise<string | null>): Promise<string |
   try {
     return await choose()
   } catch (error) {
-    return { ok: false, error: { code: 'internal', message: error instanceof Error ? error.message : String(error) } }
+    console.error('[arbor] dialog failed:', error)
+    return { ok: false, error: apiErrorOf(error) }
   }
 }
 

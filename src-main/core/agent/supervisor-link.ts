@@ -3,6 +3,7 @@ import type { EventType } from '../trace/events'
 import type { AgentOutcome, TaskRequest, ToAgent, ToSupervisor } from '../protocol/messages'
 import { RemoteModel } from './remote-model'
 import type { ApprovalOutcome, ApprovalRequest, SpawnResult } from './tools/types'
+import { ArborError } from '../errors'
 
 /** What the loop needs of the supervisor: a place for trace events, children and approvals. */
 export interface AgentLink {
@@ -19,9 +20,11 @@ export interface AgentLink {
 }
 
 /** The agent was stopped while an approval was pending. */
-export class ApprovalAbortedError extends Error {
+export class ApprovalAbortedError extends ArborError<'approval_aborted'> {
+  static override readonly marker: symbol = Symbol.for('arbor.error.ApprovalAbortedError')
+
   constructor(readonly approvalId: string) {
-    super('the agent was stopped while waiting for approval')
+    super('approval_aborted', 'the agent was stopped while waiting for approval')
     this.name = 'ApprovalAbortedError'
   }
 }

@@ -319,18 +319,34 @@ export interface ApiNotification {
   events: TraceEvent[]
 }
 
-/** Errors crossing a process, IPC or WebSocket boundary travel as plain data. */
+/**
+ * What went wrong with a call. `disconnected` is the renderer's own: the connection to the
+ * server was lost while the call was in flight (no server sends it).
+ */
+export type ApiErrorCode = 'invalid_request' | 'unknown_method' | 'not_found' | 'conflict' | 'unsupported' | 'internal' | 'disconnected'
+
+/** Errors crossing a process, IPC or WebSocket boundary travel as plain data (api/errors.ts ApiFailure is the thrown form). */
 export interface ApiError {
-  code: 'invalid_request' | 'unknown_method' | 'not_found' | 'conflict' | 'unsupported' | 'internal'
+  code: ApiErrorCode
   message: string
   /** Field by field, when a form's input was refused (startJob). */
   fields?: Record<string, string>
 }
 export type ApiResult<T> = { ok: true; value: T } | { ok: false; error: ApiError }
 
-/** The object a UI holds: one method per contract entry, plus a subscription. */
-export type ArborApi = ApiHandlers & {
+/** What a UI may ask of either transport besides the methods. */
+interface ApiExtras {
   subscribe(listener: (notification: ApiNotification) => void): () => void
   /** Desktop only: the path on disk of a file dropped on the window ('' when it has none). */
   pathForFile?(file: unknown): string
 }
+
+/** The object a UI holds: one method per contract entry, rejecting with an ApiFailure, plus a subscription. */
+export type ArborApi = ApiHandlers & ApiExtras
+
+/**
+ * What the preload exposes as `window.arbor`: each method resolves to its ApiResult, the error as
+ * data, because contextBridge keeps only the message of an Error it passes. The renderer turns
+ * it into an ArborApi (src-renderer/src/api/bridge-client.ts).
+ */
+export type ArborBridge = { [M in ApiMethod]: (input: ApiInput<M>) => Promise<ApiResult<ApiOutputs[M]>> } & ApiExtras

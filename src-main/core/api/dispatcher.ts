@@ -1,12 +1,13 @@
 import { apiContract, type ApiHandlers, type ApiMethod, type ApiResult } from './contract'
-import { ApiFailure } from './errors'
+import { ApiFailure, apiErrorOf } from './errors'
 
 export type Dispatch = (method: string, input: unknown) => Promise<ApiResult<unknown>>
 
 /**
  * Serves the contract: looks the method up, parses the input with its schema, runs the handler
- * and turns every failure into `{code, message}`. IPC and the `serve` WebSocket both go through
- * this one function, so both are validated by the same code.
+ * and turns every failure into `{code, message, fields?}` (api/errors.ts `apiErrorOf`: what is
+ * not an Arbor error crosses as `internal`, its message left to `onInternalError`). IPC and the
+ * `serve` WebSocket both go through this one function, so both are validated by the same code.
  */
 export function createDispatcher(handlers: ApiHandlers, onInternalError?: (error: unknown) => void): Dispatch {
   return async (method, input) => {
@@ -23,11 +24,8 @@ export function createDispatcher(handlers: ApiHandlers, onInternalError?: (error
       const handler = handlers[name] as (value: unknown) => Promise<unknown>
       return { ok: true, value: await handler(parsed.data) }
     } catch (error) {
-      if (error instanceof ApiFailure) {
-        return { ok: false, error: { code: error.code, message: error.message, ...(error.fields ? { fields: error.fields } : {}) } }
-      }
-      onInternalError?.(error)
-      return { ok: false, error: { code: 'internal', message: error instanceof Error ? error.message : String(error) } }
+      if (!ApiFailure.isInstance(error)) onInternalError?.(error)
+      return { ok: false, error: apiErrorOf(error) }
     }
   }
 }

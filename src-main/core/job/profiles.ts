@@ -1,3 +1,5 @@
+import { ArborError } from '../errors'
+
 /** A profile (agent type): what an agent may do and how much. product.md §2. */
 export interface Profile {
   name: string
@@ -71,17 +73,18 @@ export interface ProfileProblem {
 }
 
 /** A profile that may not load (a configuration error, thrown when the profile is defined). */
-export class ProfileError extends Error {
+export class ProfileError extends ArborError<'invalid_profile'> {
+  static override readonly marker: symbol = Symbol.for('arbor.error.ProfileError')
+
   constructor(
     readonly profile: string,
     readonly problems: ProfileProblem[],
   ) {
-    super(`profile "${profile}" is invalid: ${problems.map((problem) => `${problem.field}: ${problem.message}`).join('; ')}`)
+    super(
+      'invalid_profile',
+      `profile "${profile}" is invalid: ${problems.map((problem) => `${problem.field}: ${problem.message}`).join('; ')}`,
+    )
     this.name = 'ProfileError'
-  }
-
-  static isInstance(value: unknown): value is ProfileError {
-    return value instanceof ProfileError
   }
 }
 

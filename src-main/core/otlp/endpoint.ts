@@ -2,6 +2,7 @@
  * Where traces are pushed: an OTLP/HTTP traces URL, and the headers sent with it. Header values
  * often hold credentials (`Authorization`), so nothing here ever puts one in a message.
  */
+import { ArborError } from '../errors'
 
 /** The full `…/v1/traces` URL is kept as given; a bare base URL (no path) gets `/v1/traces`. */
 export function tracesUrl(endpoint: string): string {
@@ -55,6 +56,11 @@ export function parseHeaders(pairs: readonly string[]): Record<string, string> {
   return headers
 }
 
-export class OtlpEndpointError extends Error {
+export class OtlpEndpointError extends ArborError<'otlp_endpoint'> {
+  static override readonly marker: symbol = Symbol.for('arbor.error.OtlpEndpointError')
   override name = 'OtlpEndpointError'
+
+  constructor(message: string) {
+    super('otlp_endpoint', message)
+  }
 }

@@ -1,6 +1,7 @@
 import { ExportResultCode, type ExportResult } from '@opentelemetry/core'
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto'
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base'
+import { ArborError } from '../errors'
 import { createRedactor, type Redactor } from '../secrets/redact'
 import type { SqliteDatabase } from '../store/database'
 import { StoreError } from '../store/errors'
@@ -109,6 +110,11 @@ function failureMessage(url: string, error: Error | undefined, timeoutMs: number
   return `${where}: ${message}`
 }
 
-export class OtlpPushError extends Error {
+export class OtlpPushError extends ArborError<'otlp_push'> {
+  static override readonly marker: symbol = Symbol.for('arbor.error.OtlpPushError')
   override name = 'OtlpPushError'
+
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('otlp_push', message, options)
+  }
 }

@@ -1,3 +1,5 @@
+import { ArborError } from '../errors'
+
 /**
  * A failed model call. `code` says what the loop may do about it: `context_length` compacts and
  * retries; `rate_limit`, `server`, `network` and `timeout` (the server went silent) are retried
@@ -8,23 +10,17 @@
 export type ProviderErrorCode =
   'context_length' | 'rate_limit' | 'server' | 'network' | 'timeout' | 'bad_response' | 'auth' | 'aborted' | 'other'
 
-export class ProviderError extends Error {
-  constructor(
-    readonly code: ProviderErrorCode,
-    message: string,
-    options?: { cause?: unknown; status?: number | null },
-  ) {
-    super(message, options)
+export class ProviderError extends ArborError<ProviderErrorCode> {
+  static override readonly marker: symbol = Symbol.for('arbor.error.ProviderError')
+
+  constructor(code: ProviderErrorCode, message: string, options?: { cause?: unknown; status?: number | null }) {
+    super(code, message, options)
     this.name = 'ProviderError'
     this.status = options?.status ?? null
   }
 
   /** The HTTP status the API answered with, when it answered. */
   readonly status: number | null
-
-  static isInstance(value: unknown): value is ProviderError {
-    return value instanceof ProviderError
-  }
 }
 
 export function abortedError(signal: AbortSignal): ProviderError {

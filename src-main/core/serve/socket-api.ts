@@ -2,6 +2,7 @@ import type { WebSocket, WebSocketServer } from 'ws'
 import { z } from 'zod'
 import type { ApiError, ApiNotification, ApiResult } from '../api/contract'
 import type { Dispatch } from '../api/dispatcher'
+import { apiErrorOf } from '../api/errors'
 import { describeError } from './replies'
 
 export interface SocketApiOptions {
@@ -118,7 +119,7 @@ export async function answerFrame(raw: string, dispatch: Dispatch, log: (line: s
     result = Object.hasOwn(browserRefusals, method) ? browserRefusals[method]! : await dispatch(method, input)
   } catch (error) {
     log(`serve: ${JSON.stringify(method)} failed: ${describeError(error)}`)
-    result = failure('internal', describeError(error))
+    result = { ok: false, error: apiErrorOf(error) }
   }
   if (!result.ok && result.error.code === 'unknown_method') log(`serve: refused unknown method ${JSON.stringify(method)}`)
   return replyFrame(id, result)

@@ -6,6 +6,7 @@ import path from 'node:path'
 import { Transform } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import type { Engine } from '../engine'
+import { ArborError } from '../errors'
 import { describeError, refuse, sendJson } from './replies'
 
 /** GET /export/<job>.jsonl or .otlp.json: the job's trace as a download. */
@@ -53,7 +54,7 @@ export async function serveImport(
     sendJson(response, 200, engine.importTrace(file))
   } catch (error) {
     if (response.headersSent || response.destroyed) return
-    if (!(error instanceof UploadTooLarge))
+    if (!UploadTooLarge.isInstance(error))
       return sendJson(response, 400, { error: { code: 'invalid_request', message: describeError(error) } })
     // Answer first, then close: the rest of an oversized body is not read.
     response.setHeader('Connection', 'close')
@@ -63,4 +64,10 @@ export async function serveImport(
   }
 }
 
-class UploadTooLarge extends Error {}
+class UploadTooLarge extends ArborError<'upload_too_large'> {
+  static override readonly marker: symbol = Symbol.for('arbor.error.UploadTooLarge')
+
+  constructor() {
+    super('upload_too_large', 'the upload is larger than this server takes')
+  }
+}

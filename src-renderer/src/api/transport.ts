@@ -1,10 +1,11 @@
-import type { ApiOutputs, ArborApi } from '@core/api/contract'
+import type { ApiOutputs, ArborApi, ArborBridge } from '@core/api/contract'
+import { clientOfBridge } from './bridge-client'
 import { createWsClient, type ConnectionListener, type WebSocketLike } from './ws-client'
 
 declare global {
   interface Window {
     /** Exposed by the Electron preload; absent when the UI is served to a browser. */
-    arbor?: ArborApi
+    arbor?: ArborBridge
   }
 }
 
@@ -28,7 +29,7 @@ export interface Transport {
 }
 
 export function createTransport(): Transport {
-  if (window.arbor) return electronTransport(window.arbor)
+  if (window.arbor) return electronTransport(clientOfBridge(window.arbor))
   return browserTransport()
 }
 

@@ -1,5 +1,6 @@
 import type { ApiMethod, ApiNotification, ApiResult, ArborApi } from '@core/api/contract'
-import { apiMethods, fieldsMarker } from '@core/api/methods'
+import { ApiFailure, unwrapResult } from '@core/api/errors'
+import { apiMethods } from '@core/api/methods'
 
 /** The few members of a browser WebSocket the client uses, so tests can pass a fake. */
 export interface WebSocketLike {
@@ -76,7 +77,7 @@ export function createWsClient(options: WsClientOptions): WsClient {
       socket = null
       for (const [id, request] of pending) {
         pending.delete(id)
-        request.reject(new Error('connection to the Arbor server was lost'))
+        request.reject(new ApiFailure('disconnected', 'connection to the Arbor server was lost'))
       }
       notifyConnection(false, false)
       if (closed) return
@@ -102,9 +103,12 @@ export function createWsClient(options: WsClientOptions): WsClient {
     const request = pending.get(record.id)
     if (!request) return
     pending.delete(record.id)
-    const result = record.result as ApiResult<unknown> | undefined
-    if (result?.ok === true) request.resolve(result.value)
-    else request.reject(new Error(result?.ok === false ? errorMessage(result.error) : 'malformed response from the server'))
+    // A failure rejects with an ApiFailure that keeps the server's code and a refused form's fields.
+    try {
+      request.resolve(unwrapResult(record.result as ApiResult<unknown>))
+    } catch (error) {
+      request.reject(error as ApiFailure)
+    }
   }
 
   const call = (method: ApiMethod, input: unknown): Promise<unknown> =>
@@ -141,9 +145,4 @@ export function createWsClient(options: WsClientOptions): WsClient {
       socket?.close()
     },
   }
-}
-
-/** The same shape of error the preload throws: a refused form's fields ride along after a marker. */
-function errorMessage(error: { message: string; fields?: Record<string, string> }): string {
-  return error.fields ? `${error.message}\n${fieldsMarker}${JSON.stringify(error.fields)}` : error.message
 }

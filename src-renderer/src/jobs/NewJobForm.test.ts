@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { PriceRow, SettingsView } from '@core/api/contract'
 import { defaultNewJob, newJobSchema, type NewJob } from '@core/api/job-form'
-import { fieldsMarker } from '@core/api/methods'
+import { ApiFailure } from '@core/api/errors'
 import { defaultPrices } from '@core/providers/pricing'
 import {
   awaitsSandboxConfirmation,
@@ -263,8 +263,7 @@ describe('withProvider', () => {
 })
 
 describe('server errors', () => {
-  const refused = (message: string, fields?: Record<string, string>) =>
-    new Error(fields ? `${message}\n${fieldsMarker}${JSON.stringify(fields)}` : message)
+  const refused = (message: string, fields?: Record<string, string>) => new ApiFailure('invalid_request', message, fields)
 
   it('puts field messages beside their fields and points at them', () => {
     const error = refused('startJob: provider: OpenAI has no API key', {

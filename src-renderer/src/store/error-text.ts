@@ -1,8 +1,7 @@
-import { splitFieldErrors } from '@core/api/methods'
+import { ApiFailure } from '@core/api/errors'
 
-/** An error's message for the user, without the field details a refused form carries (see errorFields). */
-export const errorText = (error: unknown): string => splitFieldErrors(error instanceof Error ? error.message : String(error)).message
+/** An error's message for the user. */
+export const errorText = (error: unknown): string => (error instanceof Error ? error.message : String(error))
 
-/** The field-by-field messages of a refused form (startJob), if the error carries them. */
-export const errorFields = (error: unknown): Record<string, string> | null =>
-  splitFieldErrors(error instanceof Error ? error.message : String(error)).fields
+/** The field-by-field messages of a refused form (startJob, the settings), if the error carries them. */
+export const errorFields = (error: unknown): Record<string, string> | null => (ApiFailure.isInstance(error) ? (error.fields ?? null) : null)

@@ -1,5 +1,6 @@
 import type { z } from 'zod'
 import type { SandboxPolicy, TaskRequest, ToAgent } from '../../protocol/messages'
+import { ArborError } from '../../errors'
 
 /** The supervisor's answer to a spawn request: the child's envelope, or why it did not run. */
 export type SpawnResult = Extract<ToAgent, { type: 'spawn_result' }>['result']
@@ -62,14 +63,12 @@ export interface Tool<Parameters extends z.ZodType = z.ZodType> {
 export const defineTool = <Parameters extends z.ZodType>(tool: Tool<Parameters>): Tool<Parameters> => tool
 
 /** An expected failure (bad path, missing file, denied spawn): goes back to the model as text. */
-export class ToolError extends Error {
-  constructor(message: string) {
-    super(message)
-    this.name = 'ToolError'
-  }
+export class ToolError extends ArborError<'tool_failed'> {
+  static override readonly marker: symbol = Symbol.for('arbor.error.ToolError')
 
-  static isInstance(value: unknown): value is ToolError {
-    return value instanceof ToolError
+  constructor(message: string) {
+    super('tool_failed', message)
+    this.name = 'ToolError'
   }
 }
 
