@@ -1,6 +1,9 @@
 import path from 'node:path'
 import { OtlpEndpointError, parseHeaders, tracesUrl } from '../../core/otlp/endpoint'
 import { pushJob } from '../../core/otlp/push'
+import { FileKeyStore } from '../../core/settings/key-store'
+import { knownSecrets } from '../../core/settings/known-secrets'
+import { createRedactor } from '../../core/secrets/redact'
 import { openDatabase, type SqliteDatabase } from '../../core/store/database'
 import { exportJob, jsonlFormat } from '../../core/store/export'
 import { endInterruptedJobs } from '../../core/store/interrupted'
@@ -19,7 +22,10 @@ export async function runExport(values: CliValues): Promise<number> {
   if (!push && !values.out) throw new UsageError('export needs --out FILE (or --otlp-endpoint URL)')
   const format = values.format ?? 'jsonl'
   if (format !== 'jsonl' && format !== 'otlp') throw new UsageError(`unknown format "${format}" (jsonl or otlp)`)
-  const db = openDatabase(path.resolve(values.db))
+  const dbFile = path.resolve(values.db)
+  // The keys the engine on this database knows (keys.json beside it, the provider variables) never leave in an export.
+  const secrets = knownSecrets({ keys: new FileKeyStore(path.join(path.dirname(dbFile), 'keys.json')), env: process.env })
+  const db = openDatabase(dbFile)
   const writer = new TraceWriter(db, { owner: newOwnerIdentity() })
   try {
     // A job whose process is gone is exported as it ended: interrupted, every agent ended. A job
@@ -27,9 +33,9 @@ export async function runExport(values: CliValues): Promise<number> {
     endInterruptedJobs(db, writer)
     const jobId = values.job ?? listJobs(db)[0]?.id
     if (!jobId) throw new Error('the database holds no jobs')
-    if (push) return await pushToCollector(db, jobId, push)
+    if (push) return await pushToCollector(db, jobId, push, secrets)
     const out = path.resolve(values.out!)
-    const count = await exportJob(db, jobId, out, format === 'otlp' ? otlpFormat() : jsonlFormat())
+    const count = await exportJob(db, jobId, out, format === 'otlp' ? otlpFormat() : jsonlFormat(), { redactor: createRedactor(secrets) })
     console.log(`exported job ${jobId}: ${count} ${format === 'otlp' ? 'spans (OTLP JSON)' : 'lines'} to ${out}`)
     return 0
   } finally {
@@ -54,8 +60,8 @@ function pushTarget(values: CliValues): PushTarget {
 }
 
 /** Failures (unreachable, refused, timed out) throw a one-line OtlpPushError: `arbor: …`, exit 1. */
-async function pushToCollector(db: SqliteDatabase, jobId: string, target: PushTarget): Promise<number> {
-  const { spans, url } = await pushJob(db, jobId, { endpoint: target.url, headers: target.headers })
+async function pushToCollector(db: SqliteDatabase, jobId: string, target: PushTarget, secrets: readonly string[]): Promise<number> {
+  const { spans, url } = await pushJob(db, jobId, { endpoint: target.url, headers: target.headers, secrets })
   console.log(`sent job ${jobId}: ${spans} spans (OTLP/HTTP protobuf) to ${new URL(url).origin}${new URL(url).pathname}`)
   return 0
 }

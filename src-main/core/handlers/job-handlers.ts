@@ -96,7 +96,7 @@ export function jobHandlers(context: EngineContext): JobHandlers {
       writer.flush()
       // The Electron shell fills in the path from a save dialog; browsers download /export/<job>.<format>.
       if (!target) throw new ApiFailure('invalid_request', 'exportJob needs a path')
-      const lines = await exportJob(db, job_id, target, exportFormats[format ?? 'jsonl']())
+      const lines = await exportJob(db, job_id, target, exportFormats[format ?? 'jsonl'](), { redactor: knownSecretsRedactor(context) })
       return { path: target, lines }
     },
     importTrace: async ({ path: file }) => importTrace(context, file),

@@ -2,6 +2,7 @@ import { closeSync, openSync, writeSync } from 'node:fs'
 import { rename, rm } from 'node:fs/promises'
 import { finished as watchStream } from 'node:stream'
 import { setImmediate as nextTurn } from 'node:timers/promises'
+import type { Redactor } from '../secrets/redact'
 import type { Job } from '../trace/model'
 import { canonicalSettings } from '../trace/settings-order'
 import type { SqliteDatabase } from './database'
@@ -16,6 +17,12 @@ export interface ExportOptions {
   now?: () => Date
   /** Most rows read per query before yielding to the event loop. Default 1000. */
   chunkRows?: number
+  /**
+   * Known secrets (settings/known-secrets.ts) taken out of every line on its way out
+   * (`redactKnown`): a key saved after its job ran, or one in a trace imported from elsewhere,
+   * never leaves in an export. Events were redacted in full when they were written.
+   */
+  redactor?: Pick<Redactor, 'redactKnown' | 'secrets'>
 }
 
 /**
@@ -120,16 +127,18 @@ export async function exportJob(
   format: ExportFormat,
   options: ExportOptions = {},
 ): Promise<number> {
-  if (typeof out !== 'string') return writeTrace(db, jobId, new StreamSink(out), format, options)
+  const redacted = (sink: TraceSink): TraceSink => (options.redactor?.secrets.length ? new RedactingSink(sink, options.redactor) : sink)
+  if (typeof out !== 'string') return writeTrace(db, jobId, redacted(new StreamSink(out)), format, options)
   const temporary = `${out}.${process.pid}.tmp`
-  const sink = new FileSink(openSync(temporary, 'w'))
+  const file = new FileSink(openSync(temporary, 'w'))
+  const sink = redacted(file)
   try {
     const count = await writeTrace(db, jobId, sink, format, options)
-    sink.close()
+    file.close()
     await rename(temporary, out)
     return count
   } catch (error) {
-    sink.close()
+    file.close()
     await rm(temporary, { force: true })
     throw error
   }
@@ -262,6 +271,41 @@ async function writeRows(db: SqliteDatabase, range: EventRange, format: ExportFo
 /** A raw row of writeRows' query: the stored seq, then eventColumns. */
 const eventRow = ([, seq, job_id, agent_id, parent_id, depth, type, ts, data]: unknown[]): EventRow =>
   ({ seq, job_id, agent_id, parent_id, depth, type, ts, data }) as EventRow
+
+/**
+ * Takes known secrets out of what passes to `sink`. Every write is whole lines (or whole spans),
+ * so no secret is split between two. SQLite's bytes are searched as they are and decoded only
+ * when one holds a secret; a secret is searched for as JSON escapes it too (secrets/redact.ts).
+ */
+class RedactingSink implements TraceSink {
+  private readonly needles: Buffer[]
+
+  constructor(
+    private readonly sink: TraceSink,
+    private readonly redactor: Pick<Redactor, 'redactKnown' | 'secrets'>,
+  ) {
+    this.needles = redactor.secrets.map((secret) => Buffer.from(secret))
+  }
+
+  get writeSize(): number {
+    return this.sink.writeSize
+  }
+
+  write(text: string | Uint8Array): boolean {
+    if (typeof text === 'string') return this.sink.write(this.redactor.redactKnown(text))
+    const bytes = Buffer.from(text.buffer, text.byteOffset, text.byteLength)
+    if (!this.needles.some((needle) => bytes.includes(needle))) return this.sink.write(text)
+    return this.sink.write(Buffer.from(this.redactor.redactKnown(bytes.toString('utf8'))))
+  }
+
+  drain(): Promise<void> {
+    return this.sink.drain()
+  }
+
+  stop(): void {
+    this.sink.stop()
+  }
+}
 
 /** A file descriptor, written synchronously and completely; it never asks to wait. */
 class FileSink implements TraceSink {

@@ -146,8 +146,12 @@ export class Supervisor {
       paused: options.spawnPaused ?? false,
     })
     this.jobs.set(job.id, job)
-    this.options.sink.createJob(storedJob(job, options.task, this.now()))
-    this.trace.job(job, 'job.start', { task: options.task, settings: options.settings })
+    // The user's own words go where an agent's do, redacted as theirs are: a key pasted into the
+    // task, a base URL's password or `?key=`. The job itself connects with its settings as given.
+    const task = job.redactor.redact(options.task)
+    const settings = job.redactor.redactDeep(options.settings)
+    this.options.sink.createJob({ ...storedJob(job, task, this.now()), settings })
+    this.trace.job(job, 'job.start', { task, settings })
     if (job.autoApprove) this.trace.job(job, 'control', { action: 'auto_approve', target: job.id, value: true, by: 'user' })
     if (job.paused) this.trace.job(job, 'control', { action: 'pause', target: job.id, value: true, by: 'user' })
     for (const problem of options.loadedProfiles?.errors ?? []) {
@@ -159,13 +163,13 @@ export class Supervisor {
       parent: null,
       profile: rootProfile,
       label: 'root',
-      task: options.task,
+      task,
       request: null,
       callId: null,
       status: 'running',
     })
     job.root = root
-    this.launch(root, renderFirstMessage(options.task, undefined, job.project, this.now()))
+    this.launch(root, renderFirstMessage(task, undefined, job.project, this.now()))
     return job.id
   }
 
