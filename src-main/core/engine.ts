@@ -7,13 +7,14 @@ import type { KeyedProviderId } from './api/job-form'
 import type { EngineContext } from './handlers/context'
 import { exportFormats, importTrace, jobHandlers, type ExportFormatName } from './handlers/job-handlers'
 import { openProjectIn, projectHandlers } from './handlers/project-handlers'
+import { withRedactedErrors } from './handlers/redacted-errors'
 import { settingsHandlers } from './handlers/settings-handlers'
 import { traceExportHandlers } from './handlers/trace-export-handlers'
 import { timelineHandlers } from './handlers/timeline-handlers'
 import { AutoExport } from './otlp/auto-export'
 import type { Environment } from './providers/connection'
 import { FileKeyStore, type KeyStore } from './settings/key-store'
-import { knownSecrets } from './settings/known-secrets'
+import { knownSecrets, knownSecretsRedactor } from './settings/known-secrets'
 import { resolveConnectionFor } from './settings/providers'
 import { AppSettings } from './store/app-settings'
 import { openDatabase } from './store/database'
@@ -116,13 +117,17 @@ export function createEngine(options: EngineOptions): Engine {
   const autoExport = new AutoExport({ db, settings, keys, secrets: () => knownSecrets({ keys, env }), flush: () => writer.flush() })
   supervisor.onJobEnd((jobId) => autoExport.jobEnded(jobId))
 
-  const handlers: ApiHandlers = {
-    ...projectHandlers(context),
-    ...jobHandlers(context),
-    ...timelineHandlers(context),
-    ...settingsHandlers(context),
-    ...traceExportHandlers(context, autoExport),
-  }
+  // No failure's message carries a known key to a renderer, a browser or a log.
+  const handlers: ApiHandlers = withRedactedErrors(
+    {
+      ...projectHandlers(context),
+      ...jobHandlers(context),
+      ...timelineHandlers(context),
+      ...settingsHandlers(context),
+      ...traceExportHandlers(context, autoExport),
+    },
+    () => knownSecretsRedactor({ keys, env }),
+  )
 
   const waitForJob = (jobId: string): Promise<void> =>
     new Promise((resolve) => {
@@ -144,7 +149,7 @@ export function createEngine(options: EngineOptions): Engine {
     // A job whose owner died since the last heartbeat exports as interrupted, every agent ended.
     endInterruptedJobs(db, writer, { heartbeatCounts: false })
     writer.flush()
-    return exportJob(db, jobId, out, exportFormats[format]())
+    return exportJob(db, jobId, out, exportFormats[format](), { redactor: knownSecretsRedactor({ keys, env }) })
   }
 
   return {
