@@ -27,7 +27,7 @@ export interface ImportResult {
 export interface ImportOptions {
   /** Prices for the cost of a Claude Code session's model calls (an Arbor trace carries its own). */
   prices?: PriceTable
-  /** Known keys found in a Claude Code session are replaced before anything is stored. */
+  /** Takes known keys out of what the file holds (a Claude Code session or an Arbor trace) before anything is stored. */
   redactor?: Redactor
 }
 
@@ -64,8 +64,14 @@ export function importTraceFile(db: SqliteDatabase, file: string, options: Impor
     })
     return { ...stored, format: 'claude-code', skipped: session.skipped }
   }
+  // A trace exported elsewhere (or before a key was saved here) is stored, shown and exported
+  // again as this machine's own traces are: without the keys this engine knows.
+  const redact = <T>(value: T): T => (options.redactor ? options.redactor.redactDeep(value) : value)
   return storeTrace(db, file, (onHeader, onEvent) => {
-    const reader = new TraceReader(onEvent, onHeader)
+    const reader = new TraceReader(
+      (event, line) => onEvent(redact(event), line),
+      (header) => onHeader(redact(header)),
+    )
     readLinesSync(file, (line) => reader.push(line))
     reader.finishComplete()
   })

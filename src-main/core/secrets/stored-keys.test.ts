@@ -78,7 +78,7 @@ describe('keys in the key store', () => {
     }
   })
 
-  it('a key saved after its job ran is taken out of the export, though the trace was written before', async () => {
+  it('a key saved after its job ran is taken out of the export, and of the trace imported again, though it was written before', async () => {
     const keys = new FileKeyStore(path.join(tempDir(), 'keys.json'))
     const { dir, project, engine } = rig(keys)
     writeFileSync(path.join(project, 'notes.txt'), `staging ${anthropicKey}\n`)
@@ -105,6 +105,13 @@ describe('keys in the key store', () => {
       expect(text).toContain(`read the notes on staging ${redactedMark}`)
       if (format === 'jsonl') expect(text).toContain(`staging ${redactedMark}\\n`)
     }
+
+    // Imported elsewhere with the key saved there, the old file is stored without it.
+    const other = rig(keys)
+    other.engine.importTrace(before)
+    await other.engine.close()
+    expect(databaseBytes(other.dbFile).includes(anthropicKey)).toBe(false)
+    expect(databaseBytes(other.dbFile).includes(`staging ${redactedMark}`)).toBe(true)
   })
 })
 
