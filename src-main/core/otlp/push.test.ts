@@ -86,6 +86,35 @@ describe('pushing a job to an OTLP/HTTP collector', () => {
     expect((failure as Error).message).not.toContain(secret)
   })
 
+  it('sends no known secret in a span, and shows neither a header value nor a known secret a collector echoes', async () => {
+    const stored = 'stored-anthropic-key-4d1f9a7c2e8b'
+    receiver = await startOtlpReceiver()
+    const job = sampleJob({ task: `deploy with ${stored}` })
+    const db = storeJob(tempDir(), job, spawnJobEvents(job))
+    await pushJob(db, jobId, { endpoint: receiver.url, secrets: [stored] })
+    const workflow = receiver.spans().find((span) => span.name === 'invoke_workflow arbor')!
+    expect(attribute(workflow, 'arbor.job.task')).toEqual({ stringValue: 'deploy with [redacted key]' })
+
+    const echo = createHttpServer((request, response) => {
+      response.writeHead(400, { 'content-type': 'text/plain' })
+      response.end(`refused ${request.headers.authorization} for ${stored}`)
+    })
+    await new Promise<void>((resolve) => echo.listen(0, '127.0.0.1', resolve))
+    const { port } = echo.address() as { port: number }
+    const failure = await pushJob(db, jobId, {
+      endpoint: `http://127.0.0.1:${port}`,
+      headers: { Authorization: secret },
+      secrets: [stored],
+    }).catch((error: Error) => error)
+    db.close()
+    echo.close()
+    const message = (failure as Error).message
+    expect(message).toContain('HTTP 400')
+    expect(message).toContain('refused [redacted key] for [redacted key]')
+    expect(message).not.toContain(stored)
+    expect(message).not.toContain(secret.split(' ')[1])
+  })
+
   it('gives up on a collector that keeps answering 503 when the timeout runs out', async () => {
     receiver = await startOtlpReceiver()
     receiver.respondWith(503)
