@@ -17,7 +17,14 @@ import { rootMarker, startFakeModel } from './support/fake-model'
 let server: ArborServer | undefined
 let model: FakeServer<FakeOpenAIResponse> | undefined
 
-test.afterEach(async () => {
+test.afterEach(async ({ page }, testInfo) => {
+  // Playwright's own failure screenshot is taken after this hook, when the server is gone and
+  // the page says "reconnecting…" whatever happened: keep the page as the test left it, and
+  // what `arbor serve` said, before stopping it.
+  if (server && testInfo.status !== testInfo.expectedStatus) {
+    await testInfo.attach('page before the server stopped', { body: await page.screenshot(), contentType: 'image/png' })
+    await testInfo.attach('arbor serve output', { body: server.output(), contentType: 'text/plain' })
+  }
   await server?.stop()
   await model?.close()
   server = undefined
@@ -92,16 +99,19 @@ test('the timeline grows with a live job, opens a bar in the inspector, zooms, p
   const timeline = page.getByTestId('timeline')
   await expect(timeline).toBeVisible()
   const lanes = page.getByTestId('timeline-lane')
-  const barsEarly = await number(timeline, 'data-bars')
-  await expect.poll(() => number(timeline, 'data-bars'), { timeout: 30_000 }).toBeGreaterThan(barsEarly)
   await expect(lanes).toHaveCount(3, { timeout: 30_000 })
   await expect.poll(() => number(timeline, 'data-queued')).toBe(1)
-  // The root asks to run its command: an approval wait opens on its lane, and stays open until decided.
+  // The root asks to run its command: an approval wait opens on its lane, and stays open until
+  // decided. The job waits there, however far it got before the page showed it (on a loaded
+  // machine the page may come up only then): once approved, its command and last model call
+  // arrive as live events and the bars grow.
   await expect(page.getByTestId('approval')).toBeVisible({ timeout: 30_000 })
   await expect.poll(() => number(timeline, 'data-approval')).toBe(1)
+  const barsBeforeApproval = await number(timeline, 'data-bars')
   await page.waitForTimeout(1500)
   await arbor.screenshot('timeline-live')
   await page.getByTestId('approval-approve').click()
+  await expect.poll(() => number(timeline, 'data-bars'), { timeout: 30_000 }).toBeGreaterThan(barsBeforeApproval)
   await arbor.waitForJobEnd('completed')
 
   // One lane per agent, in the graph's depth-first order: the root, then its children in spawn order.
