@@ -272,9 +272,66 @@ describe('the WebSocket frame layer', () => {
     }
   }
 
-  const checkFrame = async (raw: string): Promise<void> => {
-    await checkRequest(methodOf(raw), async () => frameSchema.parse(JSON.parse(await answerFrame(raw, dispatch))).result)
+  /** What a browser may not call over the socket (it downloads exports and uploads traces over HTTP). */
+  const refusals: Record<string, string> = {
+    exportJob: 'exportJob: download GET /export/<job_id>.jsonl (or .otlp.json) instead',
+    importTrace: 'importTrace: upload the file with POST /import instead',
   }
+
+  /**
+   * Why a frame is not a request, stated apart from the server's schema: not JSON, or the fields
+   * of the envelope that are wrong (`(frame)` for the frame itself: not an object, or a key it
+   * does not have). Empty for a request.
+   */
+  const envelopeProblems = (raw: string): 'not JSON' | string[] => {
+    let value: unknown
+    try {
+      value = JSON.parse(raw)
+    } catch {
+      return 'not JSON'
+    }
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return ['(frame)']
+    const frame = value as Record<string, unknown>
+    const problems: string[] = []
+    if (!Number.isSafeInteger(frame.id)) problems.push('id')
+    if (typeof frame.method !== 'string' || frame.method.length > 100) problems.push('method')
+    if (!Object.hasOwn(frame, 'input')) problems.push('input')
+    if (Object.keys(frame).some((key) => !['id', 'method', 'input'].includes(key))) problems.push('(frame)')
+    return problems
+  }
+
+  /** The reply frame is well-formed, and carries the very error the frame deserves. */
+  const checkFrame = async (raw: string): Promise<void> => {
+    const problems = envelopeProblems(raw)
+    let reply: z.infer<typeof frameSchema> | undefined
+    await checkRequest(methodOf(raw), async () => (reply = frameSchema.parse(JSON.parse(await answerFrame(raw, dispatch)))).result)
+    const { id, result } = reply!
+    if (problems === 'not JSON') {
+      expect({ id, result }).toEqual({ id: null, result: { ok: false, error: { code: 'invalid_request', message: 'not JSON' } } })
+      return
+    }
+    if (problems.length > 0) {
+      // Answered without an id, naming each wrong field and only those.
+      expect(id, raw).toBeNull()
+      expect(result.ok, raw).toBe(false)
+      if (result.ok) return
+      expect(result.error.code, raw).toBe('invalid_request')
+      const named = result.error.message.split('; ').map((issue) => issue.slice(0, issue.indexOf(':')))
+      expect([...new Set(named)].sort(), `${raw} → ${result.error.message}`).toEqual([...problems].sort())
+      return
+    }
+    // A request: answered with its id, and with what the dispatcher answers it (a failure changed
+    // nothing, so asking the dispatcher again gives the same answer), or with a browser refusal.
+    const { id: requestId, method, input } = JSON.parse(raw) as { id: number; method: string; input: unknown }
+    expect(id, raw).toBe(requestId)
+    if (Object.hasOwn(refusals, method)) {
+      expect(result).toEqual({ ok: false, error: { code: 'invalid_request', message: refusals[method] } })
+      return
+    }
+    if (!result.ok) expect(result, raw).toEqual(await dispatch(method, input))
+    frameKinds.add(result.ok ? 'ok' : result.error.code)
+  }
+  const frameKinds = new Set<string>()
 
   it('answers random text and JSON with a well-formed reply frame', async () => {
     const text = fc.oneof(
@@ -307,5 +364,55 @@ describe('the WebSocket frame layer', () => {
       }),
       { numRuns: 300 },
     )
+    // The exact answers were checked on requests that failed in the dispatcher, not only on envelopes.
+    expect([...frameKinds]).toEqual(expect.arrayContaining(['invalid_request', 'unknown_method']))
+  })
+
+  it('answers each kind of bad frame with its own error', async () => {
+    const cases: Array<[string, unknown]> = [
+      ['not json', { id: null, result: { ok: false, error: { code: 'invalid_request', message: 'not JSON' } } }],
+      [
+        '[]',
+        {
+          id: null,
+          result: { ok: false, error: { code: 'invalid_request', message: '(frame): Invalid input: expected object, received array' } },
+        },
+      ],
+      [
+        '{"id":1.5,"method":"listJobs","input":{}}',
+        {
+          id: null,
+          result: { ok: false, error: { code: 'invalid_request', message: 'id: Invalid input: expected int, received number' } },
+        },
+      ],
+      [
+        '{"id":1,"method":"listJobs","input":{},"extra":1}',
+        { id: null, result: { ok: false, error: { code: 'invalid_request', message: '(frame): Unrecognized key: "extra"' } } },
+      ],
+      [
+        '{"id":2,"method":"__proto__","input":{}}',
+        { id: 2, result: { ok: false, error: { code: 'unknown_method', message: expect.any(String) } } },
+      ],
+      [
+        '{"id":3,"method":"exportJob","input":{}}',
+        { id: 3, result: { ok: false, error: { code: 'invalid_request', message: refusals.exportJob } } },
+      ],
+      [
+        '{"id":4,"method":"getTree","input":{"job_id":7}}',
+        {
+          id: 4,
+          result: {
+            ok: false,
+            error: expect.objectContaining({
+              code: 'invalid_request',
+              message: 'getTree: job_id: Invalid input: expected string, received number',
+            }),
+          },
+        },
+      ],
+      ['{"id":5,"method":"listJobs","input":{}}', { id: 5, result: { ok: true, value: expect.anything() } }],
+    ]
+    for (const [raw, expected] of cases) expect(JSON.parse(await answerFrame(raw, dispatch)), raw).toEqual(expected)
+    for (const [raw] of cases) await checkFrame(raw)
   })
 })
