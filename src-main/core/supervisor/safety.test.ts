@@ -3,7 +3,8 @@ import os from 'node:os'
 import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createEngine, defaultSettings, type Engine } from '../engine'
-import { startFakeOpenAI } from '../providers/testing/fake-openai'
+import type { RecordedRequest } from '../providers/testing/fake-http'
+import { startFakeOpenAI, type FakeOpenAIResponse } from '../providers/testing/fake-openai'
 import type { TraceEvent } from '../trace/events'
 import { ForkProcessHost } from './fork-host'
 import { complete, processAlive, recordEvents, taskCall, testAgentHost } from './testing'
@@ -261,71 +262,96 @@ describe('known keys', () => {
 
 describe('budgets that hold', () => {
   it('aborts the calls in flight when the token cap trips, denies queued spawns, and starts nothing after', async () => {
-    const rig = setup()
-    // The root asks for four children at a limit of two. A lists files call after call and passes
-    // the cap while B's one slow call is under way; C and D wait in the queue.
-    const slow = { delay_ms: 10_000, tool_calls: [{ name: 'list_files', arguments: { path: '.' } }] }
-    const quick = { tool_calls: [{ name: 'list_files', arguments: { path: '.' } }] }
-    const children = {
-      // A waits a little before each call, so B's slow call is under way when A passes the cap.
-      A: Array.from({ length: 30 }, () => ({ ...quick, delay_ms: 300 })),
-      B: [slow, complete('never')],
-      C: [complete('never')],
-      D: [complete('never')],
+    // The root asks for four children at a limit of two. B's one call hangs (the model never
+    // answers it); A's one call is answered only once B's has reached the model, with a usage that
+    // passes the cap: the cap trips while B's call is under way, however slow the machine. C and D
+    // wait in the queue.
+    const small = { prompt_tokens: 10, completion_tokens: 5 }
+    let bCalled = (): void => undefined
+    const bCalling = new Promise<void>((resolve) => (bCalled = resolve))
+    let aCalls = 0
+    const taskOf = (request: RecordedRequest): string => {
+      const messages = (request.body as { messages: Array<{ role: string; content: unknown }> }).messages
+      return String(messages.find((message) => message.role === 'user')?.content ?? '')
     }
-    const jobId = rig.engine.supervisor.startJob({
-      project: rig.project,
-      task: 'spend',
-      settings: defaultSettings({
-        max_concurrent_children: 2,
-        job_token_budget: 8_000,
-        script: { root: [{ tool_calls: ['A', 'B', 'C', 'D'].map((name) => taskCall(name, 'general')) }, complete('root never')], children },
-      }),
+    /** Which child asks: its task prompt is a line of its first message ("A\n\nDo: A\n\nWorkspace: …"). */
+    const childOf = (request: RecordedRequest): string | undefined => /^Do: (\w+)$/m.exec(taskOf(request))?.[1]
+    const server = await startFakeOpenAI({
+      route: (request): FakeOpenAIResponse | Promise<FakeOpenAIResponse> => {
+        const task = taskOf(request)
+        if (task.startsWith('spend'))
+          return {
+            tool_calls: ['A', 'B', 'C', 'D'].map((name) => ({
+              name: 'task',
+              arguments: { description: name, subagent_type: 'general', prompt: `Do: ${name}` },
+            })),
+            usage: small,
+          }
+        if (childOf(request) === 'B') {
+          bCalled()
+          return { kind: 'hang' }
+        }
+        if (childOf(request) === 'A') {
+          aCalls++
+          return bCalling.then(() => ({
+            tool_calls: [{ name: 'list_files', arguments: { path: '.' } }],
+            usage: { prompt_tokens: 9_000, completion_tokens: 5 },
+          }))
+        }
+        return { text: 'never', usage: small }
+      },
     })
-    await rig.engine.waitForJob(jobId)
-    const { job, agents } = await rig.engine.handlers.getTree({ job_id: jobId })
-    expect(job.status).toBe('failed')
-    const children_ = agents.filter((agent) => agent.depth === 1)
-    // Two ran and were stopped by the cap; the two queued were denied without starting.
-    expect(children_.map((agent) => [agent.status, agent.terminal_reason]).sort()).toEqual([
-      ['cancelled', 'token_budget'],
-      ['cancelled', 'token_budget'],
-      ['failed', 'token_budget'],
-      ['failed', 'token_budget'],
-    ])
-    const calls = ofType(rig.events, 'llm.call')
-    const aborted = calls.filter((call) => call.data.aborted)
-    // B's slow call was cut short, not waited for: recorded, with no usage known. (B's first
-    // message comes just before its call; on a machine so loaded that B had not reached it when
-    // the cap tripped, B never called, and there is nothing to abort.)
-    const bId = agents.find((agent) => agent.label === 'B')!.id
-    const tripped = rig.events.findIndex((event) => event.type === 'agent.end')
-    const bCalling = rig.events
-      .slice(0, tripped)
-      .some((event) => event.agent_id === bId && event.type === 'message' && event.data.role === 'user')
-    if (bCalling) expect(aborted.map((call) => call.agent_id)).toContain(bId)
-    expect(bCalling || !calls.some((call) => call.agent_id === bId)).toBe(true)
-    expect(aborted.every((call) => (call.data.usage as { input_tokens: number }).input_tokens === 0)).toBe(true)
-    // Nothing started after the cap: no finished call, and no agent.start, later than the first abort.
-    const trippedAt = rig.events.findIndex((event) => event.type === 'agent.end')
-    expect(
-      rig.events.slice(trippedAt).filter((event) => event.type === 'agent.start' || (event.type === 'llm.call' && !event.data.aborted)),
-    ).toHaveLength(0)
-    const queuedResults = ofType(rig.events, 'tool.result').filter((event) => String(event.data.output).includes('budget is spent'))
-    expect(
-      queuedResults.length +
-        ofType(rig.events, 'subagent.end').filter((event) => (event.data.envelope as { status: string }).status === 'cancelled').length,
-    ).toBeGreaterThan(0)
-    // The overshoot is at most one call per agent that was mid-call.
-    const spent = job.usage.input_tokens + job.usage.output_tokens
-    expect(spent).toBeGreaterThanOrEqual(8_000)
-    const largestCall = Math.max(
-      ...calls.map((call) => {
-        const usage = call.data.usage as { input_tokens: number; output_tokens: number }
-        return usage.input_tokens + usage.output_tokens
-      }),
-    )
-    expect(spent).toBeLessThanOrEqual(8_000 + 3 * largestCall)
+    try {
+      const rig = setup({ env: { OPENAI_API_KEY: 'sk-test-budget-00000000' } })
+      const jobId = rig.engine.supervisor.startJob({
+        project: rig.project,
+        task: 'spend',
+        settings: defaultSettings({
+          provider: 'openai',
+          model: 'gpt-4o-mini',
+          base_url: `${server.url}/v1`,
+          max_concurrent_children: 2,
+          job_token_budget: 8_000,
+        }),
+      })
+      await rig.engine.waitForJob(jobId)
+      expect(aCalls).toBe(1)
+      const { job, agents } = await rig.engine.handlers.getTree({ job_id: jobId })
+      expect(job.status).toBe('failed')
+      const children = agents.filter((agent) => agent.depth === 1)
+      const byLabel = Object.fromEntries(children.map((agent) => [agent.label, [agent.status, agent.terminal_reason]]))
+      // A and B ran and failed at the cap; the two queued were cancelled without starting.
+      expect(byLabel).toEqual({
+        A: ['failed', 'token_budget'],
+        B: ['failed', 'token_budget'],
+        C: ['cancelled', 'token_budget'],
+        D: ['cancelled', 'token_budget'],
+      })
+      const calls = ofType(rig.events, 'llm.call')
+      // B's hanging call was cut short, not waited for: recorded as aborted, with no usage known.
+      const bId = agents.find((agent) => agent.label === 'B')!.id
+      const aborted = calls.filter((call) => call.data.aborted)
+      expect(aborted.map((call) => call.agent_id)).toEqual([bId])
+      expect((aborted[0]!.data.usage as { input_tokens: number }).input_tokens).toBe(0)
+      // The request to the model was given up, not left open (the server sees the close a moment later).
+      await expect.poll(() => server.requests.find((request) => childOf(request) === 'B')!.finished_at).not.toBeNull()
+      // Nothing started after the cap: no finished call, and no agent.start, later than the first agent's end.
+      const trippedAt = rig.events.findIndex((event) => event.type === 'agent.end')
+      expect(
+        rig.events.slice(trippedAt).filter((event) => event.type === 'agent.start' || (event.type === 'llm.call' && !event.data.aborted)),
+      ).toHaveLength(0)
+      expect(
+        ofType(rig.events, 'agent.start')
+          .map((event) => event.data.label)
+          .sort(),
+      ).toEqual(['A', 'B', 'root'])
+      // The queued two never reached the model: every request came from the root, A or B.
+      expect(server.requests.map(childOf).filter((child) => child === 'C' || child === 'D')).toEqual([])
+      // The job spent what the model reported, through the call that passed the cap, and no more.
+      expect(job.usage).toMatchObject({ input_tokens: 10 + 9_000, output_tokens: 5 + 5 })
+    } finally {
+      await server.close()
+    }
   }, 60_000)
 
   it('stops a job whose cost budget meets a model with no price, at its first call', async () => {

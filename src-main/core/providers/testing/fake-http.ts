@@ -77,7 +77,8 @@ export interface FakeServer<R> {
 export interface FakeServerOptions<R> {
   paths: readonly string[]
   queue?: R[]
-  route?: (request: RecordedRequest) => R | undefined
+  /** May answer later (a promise): the request waits, as a slow model's would. */
+  route?: (request: RecordedRequest) => R | undefined | Promise<R | undefined>
   encode: (response: R, request: RecordedRequest) => CommonResponse | SseStream
   /** The provider's error body for a message (404s and unscripted requests). */
   errorBody: (status: number, message: string) => unknown
@@ -110,7 +111,7 @@ export async function startFakeServer<R>(options: FakeServerOptions<R>): Promise
     if (incoming.method !== 'POST' || !options.paths.includes(path)) {
       return sendJson(out, 404, options.errorBody(404, `fake server: no route for ${incoming.method} ${path}`))
     }
-    const scripted = queue.length > 0 ? queue.shift() : options.route?.(request)
+    const scripted = queue.length > 0 ? queue.shift() : await options.route?.(request)
     if (scripted === undefined) {
       const first = JSON.stringify(request.body).slice(0, 300)
       return sendJson(out, 400, options.errorBody(400, `fake server: no scripted response for request #${request.seq} (${first})`))

@@ -71,7 +71,10 @@ export const firstHalf = (pieces: string[]): string[] => pieces.slice(0, Math.ce
 export const openaiChatPaths = ['/v1/chat/completions', '/chat/completions'] as const
 
 export function startFakeOpenAI(
-  options: { queue?: FakeOpenAIResponse[]; route?: (request: RecordedRequest) => FakeOpenAIResponse | undefined } = {},
+  options: {
+    queue?: FakeOpenAIResponse[]
+    route?: (request: RecordedRequest) => FakeOpenAIResponse | undefined | Promise<FakeOpenAIResponse | undefined>
+  } = {},
 ): Promise<FakeServer<FakeOpenAIResponse>> {
   return startFakeServer<FakeOpenAIResponse>({ paths: openaiChatPaths, ...options, encode: encodeOpenAI, errorBody: openaiErrorBody })
 }
