@@ -14,7 +14,8 @@ const refuse = fileURLToPath(new URL('./testing/refuse-commands.mjs', import.met
 const version = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version
 
 async function arbor(args: string[], hook = true): Promise<{ code: number; stdout: string; stderr: string }> {
-  const imports = ['--import', 'tsx', ...(hook ? ['--import', refuse] : [])]
+  // Node 26 deprecates module.register(), which tsx and the hook call: that warning is the harness's, not the CLI's.
+  const imports = ['--disable-warning=DEP0205', '--import', 'tsx', ...(hook ? ['--import', refuse] : [])]
   try {
     const { stdout, stderr } = await promisify(execFile)(process.execPath, [...imports, cli, ...args], { encoding: 'utf8' })
     return { code: 0, stdout, stderr }
