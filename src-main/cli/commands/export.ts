@@ -1,5 +1,5 @@
 import path from 'node:path'
-import { OtlpEndpointError, parseHeaders, tracesUrl } from '../../core/otlp/endpoint'
+import { OtlpEndpointError, parseHeaders, tracesUrl } from '../../core/api/otlp-endpoint'
 import { pushJob } from '../../core/otlp/push'
 import { FileKeyStore } from '../../core/settings/key-store'
 import { knownSecrets } from '../../core/settings/known-secrets'

@@ -4,7 +4,7 @@ import type { TraceEvent } from '../trace/events'
 import type { Timeline } from '../trace/timeline'
 import type { AgentNode, Job } from '../trace/model'
 import { keyedProviderIds, newJobSchema, type KeyedProviderId, type NewJob } from './job-form'
-import { isTracesEndpoint } from '../otlp/endpoint'
+import { isTracesEndpoint } from './otlp-endpoint'
 
 /**
  * The one API between a UI (Electron renderer over IPC, or a browser over the `serve`

@@ -1,7 +1,7 @@
 import type { ApiHandlers, TraceExportView } from '../api/contract'
 import { ApiFailure } from '../api/errors'
 import type { AutoExport } from '../otlp/auto-export'
-import { tracesUrl } from '../otlp/endpoint'
+import { tracesUrl } from '../api/otlp-endpoint'
 import { traceHeaderSecret } from '../settings/key-store'
 import type { EngineContext } from './context'
 

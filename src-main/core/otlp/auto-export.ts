@@ -2,7 +2,7 @@ import { createRedactor } from '../secrets/redact'
 import { traceHeaderSecret, type KeyStore } from '../settings/key-store'
 import type { AppSettings } from '../store/app-settings'
 import type { SqliteDatabase } from '../store/database'
-import { endpointLabel, tracesUrl } from './endpoint'
+import { endpointLabel, tracesUrl } from '../api/otlp-endpoint'
 import { pushJob } from './push'
 
 /** The outcome of the newest automatic send, for settings to show. */

@@ -6,7 +6,7 @@ import { createRedactor, type Redactor } from '../secrets/redact'
 import type { SqliteDatabase } from '../store/database'
 import { StoreError } from '../store/errors'
 import { eventColumns, jobColumns, jobFromRow, type EventRow, type JobRow } from '../store/rows'
-import { endpointLabel, tracesUrl } from './endpoint'
+import { endpointLabel, tracesUrl } from '../api/otlp-endpoint'
 import { otelResource, readableSpan } from './readable-span'
 import { JobSpans, resourceAttributes } from './span-model'
 
