@@ -8,18 +8,10 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs'
 import { resolve } from 'node:path'
+import type { Result } from '../bench/results'
 
-export interface BenchResult {
-  name: string
-  value: number
-  unit: string
-  baseline: number | null
-  ratio: number | null
-  goal: string | null
-  met: boolean | null
-  measured_at?: string
-  node?: string
-}
+/** A figure as bench/results.ts records it. */
+export type BenchResult = Result
 
 export interface BenchFile {
   written_at: string
