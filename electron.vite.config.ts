@@ -92,6 +92,8 @@ export default defineConfig({
         input: {
           index: resolve(__dirname, 'src-main/index.ts'),
           cli: resolve(__dirname, 'src-main/cli/main.ts'),
+          // The trace writer's thread (store/writer-thread.ts), for the app and `serve`.
+          'writer-worker': resolve(__dirname, 'src-main/core/store/writer-worker.ts'),
         },
       },
     },

@@ -11,7 +11,18 @@ import { join, resolve } from 'node:path'
 import { writeDocs } from '../scripts/benchmarks-doc'
 import { resultsFileVariable, type Result } from './results'
 
-const benches = ['store.ts', 'export.ts', 'supervisor.ts', 'spawn.ts', 'agents.ts', 'cli.ts', 'graph.ts', 'inspector.ts', 'load.ts']
+const benches = [
+  'store.ts',
+  'export.ts',
+  'supervisor.ts',
+  'spawn.ts',
+  'agents.ts',
+  'cli.ts',
+  'graph.ts',
+  'inspector.ts',
+  'load.ts',
+  'main-thread.ts',
+]
 const selected = process.argv.length > 2 ? process.argv.slice(2) : benches
 const dir = mkdtempSync(join(tmpdir(), 'arbor-bench-run-'))
 const runFile = join(dir, 'results.jsonl')

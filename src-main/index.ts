@@ -85,6 +85,8 @@ async function start(): Promise<void> {
       env: { [codeCacheDirVariable]: codeCacheDir(app.getPath('userData')) },
     }),
     nativeBinding: sqliteBinding(),
+    // SQLite's commits on a thread of their own: this thread also serves the window.
+    writerWorker: join(builtDir, 'writer-worker.js'),
     keys: new FileKeyStore(join(app.getPath('userData'), 'keys.json'), safeStorageCipher),
   })
   const dispatch = createDispatcher(engine.handlers, (error) => console.error('[arbor] internal error:', error))

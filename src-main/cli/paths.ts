@@ -30,6 +30,10 @@ export function agentProcessEntry(dataFolder: string): ForkHostOptions {
   return { entry: path.join(repoRoot, 'src-main/core/agent/main.ts'), execArgv: ['--import', 'tsx'] }
 }
 
+/** The trace writer's thread entry (core/store/writer-worker.ts): built beside cli.js, or the source run with tsx. */
+export const writerWorkerEntry = (): string =>
+  fromSource ? path.join(repoRoot, 'src-main/core/store/writer-worker.ts') : path.join(repoRoot, 'out/main/writer-worker.js')
+
 export const rendererDir = (): string => path.join(repoRoot, 'out/renderer')
 
 /** The data folder: $ARBOR_DATA_DIR, else $XDG_DATA_HOME/arbor, else ~/.local/share/arbor. */

@@ -24,7 +24,8 @@ import type { ImportResult } from './import/import-job'
 import { endInterruptedJobs } from './store/interrupted'
 import { newOwnerIdentity } from './store/owner'
 import { getJob } from './store/queries'
-import { TraceWriter } from './store/trace-writer'
+import { TraceWriter, type TraceLog } from './store/trace-writer'
+import { ThreadedTraceWriter } from './store/writer-thread'
 import type { ProcessHost } from './supervisor/process-host'
 import type { JobContext } from './supervisor/runtime'
 import { Supervisor } from './supervisor/supervisor'
@@ -43,6 +44,12 @@ export interface EngineOptions {
   projectDir?: string
   /** Path of a better_sqlite3.node built for Electron's ABI (the app); Node's build otherwise. */
   nativeBinding?: string
+  /**
+   * The trace writer's thread entry (out/main/writer-worker.js; store/writer-worker.ts from
+   * source): with it, the trace's commits run on a worker thread and never block this thread's
+   * loop (the app's main process, `serve`). Without it they run on this thread.
+   */
+  writerWorker?: string
   /** Time between asking an agent to end and forcing it. */
   killGraceMs?: number
   /** Where keys entered in settings are kept; default `keys.json` (mode 0600, not encrypted) beside the database. */
@@ -76,7 +83,15 @@ export function createEngine(options: EngineOptions): Engine {
   const db = openDatabase(options.dbFile, { nativeBinding: options.nativeBinding })
   // This process owns the jobs it starts. Jobs whose process is gone end now; a job another
   // live Arbor process runs on this file is left to it.
-  const writer = new TraceWriter(db, { owner: newOwnerIdentity() })
+  const owner = newOwnerIdentity()
+  const writer: TraceLog = options.writerWorker
+    ? new ThreadedTraceWriter(db, {
+        dbFile: options.dbFile,
+        workerEntry: options.writerWorker,
+        nativeBinding: options.nativeBinding,
+        owner,
+      })
+    : new TraceWriter(db, { owner })
   endInterruptedJobs(db, writer, { staleAfterMs: options.liveness?.staleAfterMs })
   const heartbeat = startHeartbeat(db, writer, { intervalMs: options.liveness?.heartbeatMs })
   const settings = new AppSettings(db)

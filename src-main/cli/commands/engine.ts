@@ -2,16 +2,24 @@ import { mkdirSync } from 'node:fs'
 import path from 'node:path'
 import { createEngine, type Engine } from '../../core/engine'
 import { ForkProcessHost } from '../../core/supervisor/fork-host'
-import { agentProcessEntry, defaultDbFile } from '../paths'
+import { agentProcessEntry, defaultDbFile, writerWorkerEntry } from '../paths'
 
 /**
  * An engine for a CLI command: agents as Node child processes, the database at --db or the data
  * folder, and `warmPool` processes started ahead (--warm-pool; the engine's default without it).
+ * With `writerThread` (serve, whose loop answers a UI) the trace commits on a worker thread, as in
+ * the app; a one-shot command commits on its own thread and spares the thread's start.
  */
-export function cliEngine(dbOption: string | undefined, projectDir?: string, warmPool?: number): { engine: Engine; dbFile: string } {
+export function cliEngine(
+  dbOption: string | undefined,
+  projectDir?: string,
+  warmPool?: number,
+  writerThread = false,
+): { engine: Engine; dbFile: string } {
   const dbFile = path.resolve(dbOption ?? defaultDbFile())
   mkdirSync(path.dirname(dbFile), { recursive: true })
-  const engine = createEngine({ dbFile, processHost: new ForkProcessHost(agentProcessEntry(path.dirname(dbFile))), warmPool, projectDir })
+  const processHost = new ForkProcessHost(agentProcessEntry(path.dirname(dbFile)))
+  const engine = createEngine({ dbFile, processHost, warmPool, projectDir, writerWorker: writerThread ? writerWorkerEntry() : undefined })
   return { engine, dbFile }
 }
 

@@ -15,6 +15,7 @@ export async function runServe(dir: string | undefined, values: CliValues): Prom
     values.db,
     dir === undefined ? undefined : path.resolve(dir),
     intOption(values['warm-pool'], 'warm-pool'),
+    true,
   )
   console.log(dir === undefined ? `Arbor is serving (data: ${dbFile})` : `Arbor is serving ${path.resolve(dir)} (data: ${dbFile})`)
   return serveUntilStopped(engine, values)

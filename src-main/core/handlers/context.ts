@@ -7,14 +7,14 @@ import type { ProviderSources } from '../settings/providers'
 import type { AppSettings } from '../store/app-settings'
 import type { SqliteDatabase } from '../store/database'
 import { getJob } from '../store/queries'
-import type { TraceWriter } from '../store/trace-writer'
+import type { TraceLog } from '../store/trace-writer'
 import type { Supervisor } from '../supervisor/supervisor'
 import type { Job } from '../trace/model'
 
 /** What every group of API handlers works with: one engine's store, supervisor and settings. */
 export interface EngineContext {
   db: SqliteDatabase
-  writer: TraceWriter
+  writer: TraceLog
   supervisor: Supervisor
   settings: AppSettings
   keys: KeyStore

@@ -4,7 +4,7 @@ import { openDatabase } from '../store/database'
 import { getJobEvents } from '../store/queries'
 import { jobId, rootId, sampleJob, sampleJobEvents } from '../store/testing/job-fixture'
 import { useTempDir } from '../store/testing/temp-dir'
-import { TraceWriter } from '../store/trace-writer'
+import { TraceWriter, type TraceLog } from '../store/trace-writer'
 import type { NewTraceEvent } from '../trace/events'
 import { barLabelLimit, emptyTimeline, foldTimeline } from '../trace/timeline'
 import type { EngineContext } from './context'
@@ -16,7 +16,7 @@ describe('timeline handlers', () => {
   /** A real database with the sample job, plus a long command waiting for approval; the handlers read only the store. */
   function withJob() {
     const db = openDatabase(join(tempDir(), 'arbor.db'))
-    const writer = new TraceWriter(db, { flushDelayMs: 1000 })
+    const writer: TraceLog = new TraceWriter(db, { flushDelayMs: 1000 })
     writer.createJob(sampleJob())
     const events = sampleJobEvents()
     const approval: NewTraceEvent = {

@@ -1,8 +1,7 @@
 import type { SqliteDatabase } from './database'
 import { endInterruptedJobs } from './interrupted'
-import { jobOwnersFor } from './job-owners'
 import { heartbeatIntervalMs } from './owner'
-import type { TraceWriter } from './trace-writer'
+import type { TraceLog } from './trace-writer'
 
 export interface HeartbeatOptions {
   intervalMs?: number
@@ -23,14 +22,14 @@ export interface Heartbeat {
  * job interrupted without a restart. Owned by whatever owns the writer; the interval is unref'd
  * and must be stopped before the writer closes.
  */
-export function startHeartbeat(db: SqliteDatabase, writer: TraceWriter, options: HeartbeatOptions = {}): Heartbeat {
+export function startHeartbeat(db: SqliteDatabase, writer: TraceLog, options: HeartbeatOptions = {}): Heartbeat {
   const owner = writer.owner
   if (!owner) throw new Error('startHeartbeat needs a TraceWriter created with an owner')
-  const owners = jobOwnersFor(db)
   const onError = options.onError ?? ((error) => console.error('[arbor store] heartbeat:', error))
   const beat = (): void => {
     try {
-      owners.heartbeat(owner, new Date())
+      // On the writer's connection: from this thread it would wait for the writer thread's lock.
+      writer.heartbeat(new Date())
       // Commits what a failed commit left queued, such as a previous tick's ends of a job taken over.
       writer.flush()
       // A stale heartbeat alone does not count here: after a sleep, the owner may not have ticked yet.

@@ -3,7 +3,7 @@ import type { SqliteDatabase } from './database'
 import { jobOwnersFor } from './job-owners'
 import { newOwnerIdentity, ownerVerdict, type LivenessCheck } from './owner'
 import { getAgents, getJobUsage } from './queries'
-import type { TraceWriter } from './trace-writer'
+import type { TraceLog } from './trace-writer'
 
 export interface EndInterruptedOptions extends Pick<LivenessCheck, 'staleAfterMs' | 'heartbeatCounts' | 'pidAlive'> {
   now?: () => Date
@@ -18,7 +18,7 @@ export interface EndInterruptedOptions extends Pick<LivenessCheck, 'staleAfterMs
  * `crashed`), then the job a `job.end` with status `interrupted` and the usage its agents had
  * reached, all in one batch. Returns the ids of the jobs it ended.
  */
-export function endInterruptedJobs(db: SqliteDatabase, writer: TraceWriter, options: EndInterruptedOptions = {}): string[] {
+export function endInterruptedJobs(db: SqliteDatabase, writer: TraceLog, options: EndInterruptedOptions = {}): string[] {
   const now = options.now ?? (() => new Date())
   const owners = jobOwnersFor(db)
   // A writer without an owner (tests, tools) still takes a job over under some token.
@@ -35,7 +35,7 @@ export function endInterruptedJobs(db: SqliteDatabase, writer: TraceWriter, opti
 }
 
 /** One batch, so the agents' ends and the job's end are stored together. */
-function endJob(db: SqliteDatabase, writer: TraceWriter, jobId: string, ts: string): void {
+function endJob(db: SqliteDatabase, writer: TraceLog, jobId: string, ts: string): void {
   // An agent's end repeats the usage it had reached, so the job's total is known before.
   const { usage, cost_usd } = getJobUsage(db, jobId)
   // Deepest first, as a clean end goes: a child ends before its parent.

@@ -5,7 +5,7 @@ import { AppendGate } from './append-gate'
 import type { SqliteDatabase } from './database'
 import { StoreError } from './errors'
 import type { CheckedEvent } from './event-check'
-import { ownerRow } from './job-owners'
+import { jobOwnersFor, ownerRow, type JobOwners } from './job-owners'
 import type { OwnerIdentity } from './owner'
 import { BatchProjector } from './projector'
 import { jobColumns, jobOwnerColumns, jobToRow, type JobOwnerRow, type JobRow } from './rows'
@@ -39,6 +39,8 @@ export interface TraceLog {
   flush(): TraceEvent[]
   onCommit(listener: CommitListener): () => void
   readonly pendingCount: number
+  /** Tells other processes this one still runs its jobs (their `heartbeat_at`, store/owner.ts), on the writer's connection. */
+  heartbeat(at: Date): void
   close(): void
 }
 
@@ -80,6 +82,7 @@ export class TraceWriter implements TraceLog {
   private readonly flushDelayMs: number
   private readonly onError: (error: unknown) => void
   private readonly projector: BatchProjector
+  private readonly owners: JobOwners
   private readonly insertJob: Statement<[JobRow & JobOwnerRow]>
   private readonly selectJobOwner: Statement<[string], { status: string; owner_token: string | null }>
   private readonly insertEvent: Statement<[string, string | null, string | null, number | null, string, string, string]>
@@ -92,6 +95,7 @@ export class TraceWriter implements TraceLog {
     this.owner = options.owner ?? null
     this.projector = new BatchProjector(db)
     this.gate = new AppendGate(db)
+    this.owners = jobOwnersFor(db)
     const insertColumns = `${jobColumns}, ${jobOwnerColumns}`
     this.insertJob = db.prepare(
       `INSERT INTO jobs (${insertColumns}) VALUES (${insertColumns
@@ -175,6 +179,10 @@ export class TraceWriter implements TraceLog {
   onCommit(listener: CommitListener): () => void {
     this.listeners.add(listener)
     return () => this.listeners.delete(listener)
+  }
+
+  heartbeat(at: Date): void {
+    if (this.owner) this.owners.heartbeat(this.owner, at)
   }
 
   get pendingCount(): number {

@@ -39,6 +39,7 @@ export type ToWriter =
     }
   | { type: 'createJob'; id: number; job: Job }
   | { type: 'close'; id: number }
+  | { type: 'heartbeat'; at: string }
 
 export interface WireError {
   name: string

@@ -139,6 +139,12 @@ export class ThreadedTraceWriter implements TraceLog {
     return this.queue.length + this.posted.length
   }
 
+  /** Posted, not waited for: a failure comes back to `onError`. */
+  heartbeat(at: Date): void {
+    this.assertUsable()
+    this.port.postMessage({ type: 'heartbeat', at: at.toISOString() } satisfies ToWriter)
+  }
+
   /** Flushes, closes the thread's connection and lets the thread end. This thread's `db` stays open. */
   close(): void {
     if (this.closed) return

@@ -70,6 +70,13 @@ port.on('message', (message: ToWriter) => {
       return append(message)
     case 'createJob':
       return call(message.id, () => writer.createJob(message.job as Job))
+    case 'heartbeat':
+      try {
+        writer.heartbeat(new Date(message.at))
+      } catch (error) {
+        reply({ type: 'error', error: toWireError(error) })
+      }
+      return
     case 'close':
       call(message.id, () => {
         writer.close()

@@ -78,24 +78,38 @@ export interface LoadRun {
   exportedLines: number
 }
 
+export interface LoadJobOptions {
+  /** Called just before the job starts; what it returns, just after its job.end is stored (bench/main-thread.ts watches the loop between). */
+  watch?: () => () => void
+  /** The engine's writer thread entry (EngineOptions.writerWorker); without it the writer commits on this thread. */
+  writerWorker?: string
+}
+
 /** Runs the load job in a new engine in `dir`, its agents started by `processHost` (default: bundledAgentHost, from source). */
-export async function runLoadJob(dir: string, shape: LoadShape = defaultLoadShape, processHost?: ProcessHost): Promise<LoadRun> {
+export async function runLoadJob(
+  dir: string,
+  shape: LoadShape = defaultLoadShape,
+  processHost?: ProcessHost,
+  { watch, writerWorker }: LoadJobOptions = {},
+): Promise<LoadRun> {
   const project = path.join(dir, 'project')
   mkdirSync(project, { recursive: true })
   writeFileSync(path.join(project, 'README.md'), '# Load fixture\n')
   writeFileSync(path.join(project, 'index.js'), 'export const answer = 42\n')
   const dbFile = path.join(dir, 'arbor.db')
-  const engine = createEngine({ dbFile, processHost: processHost ?? (await bundledAgentHost(dir)), projectDir: project })
+  const engine = createEngine({ dbFile, processHost: processHost ?? (await bundledAgentHost(dir)), projectDir: project, writerWorker })
   try {
     const settings = loadJobSettings(shape)
     let jobId: string | null = null
     const heard = hearJob(engine, () => jobId)
     const peakRss = sampleRss()
     const cpu = process.cpuUsage()
+    const stopWatching = watch?.()
     const started = performance.now()
     jobId = engine.supervisor.startJob({ project, task: 'load', settings })
     await engine.waitForJob(jobId)
     const durationMs = performance.now() - started
+    stopWatching?.()
     const { user, system } = process.cpuUsage(cpu)
     const peakRssBytes = peakRss()
     const exportFile = path.join(dir, 'trace.jsonl')
