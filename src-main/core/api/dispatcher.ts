@@ -1,5 +1,5 @@
 import { apiContract, type ApiHandlers, type ApiMethod, type ApiResult } from './contract'
-import { ApiFailure, apiErrorOf } from './errors'
+import { ApiFailure, apiErrorOf, describeIssues } from './errors'
 
 export type Dispatch = (method: string, input: unknown) => Promise<ApiResult<unknown>>
 
@@ -17,7 +17,7 @@ export function createDispatcher(handlers: ApiHandlers, onInternalError?: (error
     const name = method as ApiMethod
     const parsed = apiContract[name].safeParse(input ?? {})
     if (!parsed.success) {
-      const detail = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(input)'}: ${issue.message}`).join('; ')
+      const detail = describeIssues(parsed.error.issues, '(input)')
       return { ok: false, error: { code: 'invalid_request', message: `${name}: ${detail}`, fields: issueFields(parsed.error.issues) } }
     }
     try {

@@ -63,3 +63,34 @@ export function unwrapResult<T>(result: ApiResult<T>): T {
   if (result?.ok === true) return result.value
   throw apiFailureFrom(result?.ok === false ? result.error : { code: 'internal', message: 'malformed response from the server' })
 }
+
+/** What `describeIssues` reads of a zod issue. */
+interface SchemaIssue {
+  code?: string
+  path: PropertyKey[]
+  message: string
+  keys?: string[]
+}
+
+const plainSegment = /^[\w$-]+$/
+
+/**
+ * A schema's issues as one message, `path: text; path: text`, `root` naming the value itself.
+ * Unambiguous whatever the input's keys hold: a key in a path or an unknown key is quoted as JSON
+ * when it is not plain (zod quotes unknown keys without escaping, so a key `a"; b` read as two
+ * issues).
+ */
+export function describeIssues(issues: readonly SchemaIssue[], root: string): string {
+  return issues
+    .map((issue) => {
+      const path = issue.path
+        .map((part) => (typeof part === 'string' && plainSegment.test(part) ? part : JSON.stringify(String(part))))
+        .join('.')
+      const text =
+        issue.code === 'unrecognized_keys' && issue.keys
+          ? `Unrecognized key${issue.keys.length === 1 ? '' : 's'}: ${issue.keys.map((key) => JSON.stringify(key)).join(', ')}`
+          : issue.message
+      return `${path || root}: ${text}`
+    })
+    .join('; ')
+}

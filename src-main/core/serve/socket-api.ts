@@ -2,7 +2,7 @@ import type { WebSocket, WebSocketServer } from 'ws'
 import { z } from 'zod'
 import type { ApiError, ApiNotification, ApiResult } from '../api/contract'
 import type { Dispatch } from '../api/dispatcher'
-import { apiErrorOf } from '../api/errors'
+import { apiErrorOf, describeIssues } from '../api/errors'
 import { describeError } from './replies'
 
 export interface SocketApiOptions {
@@ -134,7 +134,7 @@ function parseRequest(raw: string): ApiResult<z.infer<typeof requestSchema>> {
   }
   const parsed = requestSchema.safeParse(value)
   if (parsed.success) return { ok: true, value: parsed.data }
-  return failure('invalid_request', parsed.error.issues.map((issue) => `${issue.path.join('.') || '(frame)'}: ${issue.message}`).join('; '))
+  return failure('invalid_request', describeIssues(parsed.error.issues, '(frame)'))
 }
 
 function replyFrame(id: number | null, result: ApiResult<unknown>): string {
