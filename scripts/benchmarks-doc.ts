@@ -75,6 +75,10 @@ const descriptions: Record<string, string> = {
   'load.writer': 'The 200-agent load: events written',
   'load.job_end_to_end': 'The 200-agent load: events end to end',
   'load.main_peak_rss': 'The 200-agent load: main-process peak RSS',
+  'main_thread.loop_delay_p99': "The 200-agent load: engine thread's loop delay, p99, against an idle process",
+  'main_thread.loop_delay_max': "The 200-agent load: engine thread's loop delay, max, against an idle process",
+  'main_thread.writer_in_thread.loop_delay_p99': 'The same, p99, with the writer on the engine thread',
+  'main_thread.writer_in_thread.loop_delay_max': 'The same, max, with the writer on the engine thread',
 }
 
 export function describe(name: string): string {
