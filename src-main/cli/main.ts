@@ -55,12 +55,15 @@ main(process.argv.slice(2)).then(
     process.exitCode = code
   },
   (error: unknown) => {
-    if (error instanceof JobRefused) {
+    if (JobRefused.isInstance(error)) {
       console.error(`arbor: ${printable(error.message)}`)
       process.exitCode = 2
       return
     }
-    if (error instanceof UsageError || (error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS'))) {
+    if (
+      UsageError.isInstance(error) ||
+      (error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS'))
+    ) {
       console.error(`arbor: ${printable(error.message)}\n\n${usage}`)
       process.exitCode = 2
       return

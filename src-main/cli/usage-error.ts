@@ -1,11 +1,23 @@
+import { ArborError } from '../core/errors'
+
 /** A mistake in the command line: exit code 2 with the usage text. */
-export class UsageError extends Error {
+export class UsageError extends ArborError<'usage'> {
+  static override readonly marker: symbol = Symbol.for('arbor.error.UsageError')
   override name = 'UsageError'
+
+  constructor(message: string) {
+    super('usage', message)
+  }
 }
 
 /** A job the CLI will not start: exit 2 with the reason, without the usage text (the command line itself was fine). */
-export class JobRefused extends Error {
+export class JobRefused extends ArborError<'job_refused'> {
+  static override readonly marker: symbol = Symbol.for('arbor.error.JobRefused')
   override name = 'JobRefused'
+
+  constructor(message: string) {
+    super('job_refused', message)
+  }
 }
 
 export function intOption(value: string | undefined, name: string, min = 0): number | undefined {

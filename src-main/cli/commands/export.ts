@@ -54,7 +54,7 @@ function pushTarget(values: CliValues): PushTarget {
   try {
     return { url: tracesUrl(values['otlp-endpoint'] ?? ''), headers: parseHeaders(values.header ?? []) }
   } catch (error) {
-    if (error instanceof OtlpEndpointError) throw new UsageError(error.message)
+    if (OtlpEndpointError.isInstance(error)) throw new UsageError(error.message)
     throw error
   }
 }
