@@ -16,9 +16,8 @@ import { join } from 'node:path'
 import { openDatabase } from '../src-main/core/store/database'
 import { exportJobJsonl, traceEventLineSql } from '../src-main/core/store/export'
 import { TraceWriter } from '../src-main/core/store/trace-writer'
-import { defaultSettings } from '../src-main/core/trace/model'
-import { emptyUsage } from '../src-main/core/trace/usage'
 import { record } from './results'
+import { job } from './store-workload'
 
 const jobId = 'job_export_bench'
 const text = 'The export streams a job as JSONL, a chunk of rows at a time, respecting backpressure. '.repeat(4)
@@ -26,19 +25,7 @@ const text = 'The export streams a job as JSONL, a chunk of rows at a time, resp
 /** A database holding one job of `count` events (tool results of 40 agents), inserted directly. */
 function build(file: string, count: number): void {
   const db = openDatabase(file)
-  new TraceWriter(db).createJob({
-    id: jobId,
-    project: '/projects/bench',
-    task: 'export benchmark',
-    settings: defaultSettings({ max_depth: 2, max_concurrent_children: 8 }),
-    status: 'completed',
-    created_at: new Date(0).toISOString(),
-    ended_at: null,
-    auto_approve: false,
-    spawn_paused: false,
-    usage: emptyUsage(),
-    cost_usd: null,
-  })
+  new TraceWriter(db).createJob({ ...job, id: jobId, task: 'export benchmark', status: 'completed' })
   const insert = db.prepare('INSERT INTO events (job_id, agent_id, parent_id, depth, type, ts, data) VALUES (?, ?, ?, ?, ?, ?, ?)')
   const started = Date.parse('2025-03-01T10:00:00.000Z')
   db.transaction(() => {
