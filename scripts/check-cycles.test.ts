@@ -80,6 +80,17 @@ describe('check-cycles', () => {
     expect(run.stderr).toContain('src-renderer/src/store/slice.ts\n      -> src-renderer/src/store/types.ts')
   })
 
+  it('finds a circle of renderer folders: the store importing a view folder that imports the store', () => {
+    const root = project({
+      ...acyclic,
+      'src-renderer/src/store/types.ts': "import type { Metric } from '../timeline/stacks'\nexport type Store = { metric: Metric }\n",
+      'src-renderer/src/timeline/stacks.ts':
+        "import type { Store } from '../store/types'\nexport type Metric = Store extends object ? 'tokens' : never\n",
+    })
+    const cycles = findCycles({ root }).filter((cycle) => cycle.kind === 'modules')
+    expect(cycles.map((cycle) => cycle.members)).toEqual([['src-renderer/src/store', 'src-renderer/src/timeline']])
+  })
+
   it('finds a circle of core modules that no single file closes, naming an import for each step', () => {
     const root = project({
       ...acyclic,

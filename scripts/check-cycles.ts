@@ -1,9 +1,9 @@
 /**
  * `node --import tsx scripts/check-cycles.ts` (part of `npm run lint`): no file of src-main,
  * src-renderer or src-preload may import, through any chain, a file that imports it back.
- * Nor may a module of src-main/core (each folder right under it, and each file right in it) import,
- * through others, a module that imports it back: store/ above otlp/ above store/ is a circle even
- * when no single file closes it. Tests and their helpers (`*.test.ts`, `testing.ts`, `testing/`)
+ * Nor may a module of src-main/core or src-renderer/src (each folder right under one, and each file
+ * right in it) import, through others, a module that imports it back: store/ above otlp/ above
+ * store/ is a circle even when no single file closes it. Tests and their helpers (`*.test.ts`, `testing.ts`, `testing/`)
  * are left out of that second check, since they sit above the code they test; they count in the
  * first. Prints each cycle with its files and exits 1 if there is one.
  *
@@ -25,7 +25,7 @@ import ts from 'typescript'
 
 export const defaultFolders = ['src-main', 'src-renderer', 'src-preload']
 export const defaultTsconfigs = ['tsconfig.web.json', 'tsconfig.node.json']
-export const defaultModuleRoots = ['src-main/core']
+export const defaultModuleRoots = ['src-main/core', 'src-renderer/src']
 
 const sourceExtension = /\.(ts|tsx|mts|cts|js|jsx|mjs|cjs)$/
 const skippedFolders = new Set(['node_modules', 'out', 'dist', 'coverage'])

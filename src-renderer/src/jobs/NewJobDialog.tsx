@@ -1,7 +1,7 @@
 import { useEffect, useId, useMemo, useRef, useState, type KeyboardEvent } from 'react'
 import { noSandboxConfirmation, type FieldErrors, type ProviderId } from '@core/api/job-form'
 import { defaultPrices } from '@core/providers/pricing'
-import { rememberFocus, submitShortcut, trapTab } from '../settings/focus'
+import { rememberFocus, submitShortcut, trapTab } from '../util/focus'
 import { useArbor } from '../store'
 import { ApprovalsSection } from './new-job/ApprovalsSection'
 import { jobFields } from './new-job/job-fields'
@@ -10,12 +10,12 @@ import { ModelSection } from './new-job/ModelSection'
 import { SandboxSection } from './new-job/SandboxSection'
 import { TaskSection } from './new-job/TaskSection'
 import { useJobDefaults } from './new-job/useJobDefaults'
+import { priceTable } from '../settings/price-table'
 import {
   awaitsSandboxConfirmation,
   dropStaleErrors,
   firstErrorField,
   hasErrors,
-  priceTable,
   serverErrors,
   validateNewJob,
   withField,

@@ -3,6 +3,7 @@ import type { PriceRow, SettingsView } from '@core/api/contract'
 import { defaultNewJob, newJobSchema, type NewJob } from '@core/api/job-form'
 import { ApiFailure } from '@core/api/errors'
 import { defaultPrices } from '@core/providers/pricing'
+import { priceTable } from '../settings/price-table'
 import {
   awaitsSandboxConfirmation,
   describePrice,
@@ -12,7 +13,6 @@ import {
   groupProfiles,
   inputFromForm,
   numberFromText,
-  priceTable,
   serverErrors,
   unpricedModels,
   validateNewJob,

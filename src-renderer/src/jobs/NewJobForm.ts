@@ -1,4 +1,4 @@
-import type { PriceRow, ProfileInfo, SettingsView } from '@core/api/contract'
+import type { ProfileInfo, SettingsView } from '@core/api/contract'
 import { checkNewJob, defaultModels, fieldErrors, newJobSchema, type FieldErrors, type NewJob, type ProviderId } from '@core/api/job-form'
 import { priceFor, type ModelPrice, type PriceTable } from '@core/providers/pricing'
 import { spawnGuardDefaults } from '@core/trace/model'
@@ -175,13 +175,6 @@ export const hasErrors = (errors: FieldErrors): boolean => Object.keys(errors).l
 
 /** The first field with an error, in layout order. */
 export const firstErrorField = (errors: FieldErrors): FormField | null => formFieldOrder.find((field) => errors[field]) ?? null
-
-/** The price table as the engine keys it. */
-export function priceTable(rows: readonly PriceRow[]): Record<string, ModelPrice> {
-  const table: Record<string, ModelPrice> = {}
-  for (const { model, input, output, cache_read, cache_write } of rows) table[model] = { input, output, cache_read, cache_write }
-  return table
-}
 
 /** The models a job would spend on that have no price (scripted jobs cost nothing). */
 export function unpricedModels(form: Pick<NewJobForm, 'provider' | 'model' | 'light_model'>, prices: PriceTable): string[] {

@@ -1,7 +1,7 @@
 import { useEffect, useId, useMemo, useRef, useState } from 'react'
 import { apiContract, type ConnectionTest, type KeyStorageInfo, type PriceRow, type ProviderInfo } from '@core/api/contract'
 import { suggestedModels } from '@core/api/job-form'
-import { priceTable } from '../jobs/NewJobForm'
+import { priceTable } from './price-table'
 import { useArbor } from '../store'
 import { api } from '../store/api-ref'
 import { errorFields, errorText } from '../store/error-text'

@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState, type KeyboardEvent } from 'react'
 import { useArbor } from '../store'
 import { errorText } from '../store/error-text'
-import { rememberFocus, trapTab } from './focus'
+import { rememberFocus, trapTab } from '../util/focus'
 import { PriceTable } from './PriceTable'
 import { ProviderCard } from './ProviderCard'
 import { keyStorageText } from './settings-model'

@@ -1,5 +1,5 @@
 import type { TraceEvent } from '@core/trace/events'
-import { createReplayCursor, extendCheckpoints, indexAt, seekIndex, type ReplayCursor } from '../timeline/replay-cursor'
+import { createReplayCursor, extendCheckpoints, indexAt, seekIndex, type ReplayCursor } from './replay-cursor'
 import { api } from './api-ref'
 import type { TreeState } from './tree-state'
 import { errorText } from './error-text'

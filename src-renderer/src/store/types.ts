@@ -9,8 +9,11 @@ import type { ExportFormat } from '../api/transport'
 import type { AttentionState } from './attention-events'
 import type { InspectorState } from './inspector-events'
 import type { TreeState } from './tree-state'
-import type { ReplayCursor } from '../timeline/replay-cursor'
-import type { StackBy, UsageMetric } from '../timeline/usage-stacks'
+import type { ReplayCursor } from './replay-cursor'
+
+/** What the usage plot stacks by, and what it counts (timeline/usage-stacks.ts). */
+export type StackBy = 'agent' | 'profile'
+export type UsageMetric = 'tokens' | 'cost'
 
 export interface JobsSlice {
   jobs: Record<string, Job>

@@ -1,7 +1,5 @@
 import type { Timeline } from '@core/trace/timeline'
-
-export type StackBy = 'agent' | 'profile'
-export type UsageMetric = 'tokens' | 'cost'
+import type { StackBy, UsageMetric } from '../store/types'
 
 export interface UsageStack {
   key: string

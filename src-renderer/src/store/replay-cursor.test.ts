@@ -1,8 +1,8 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import type { TraceEvent } from '@core/trace/events'
-import { applyTreeEvents } from '../store/tree-events'
-import { emptyTree, type TreeState } from '../store/tree-state'
+import { applyTreeEvents } from './tree-events'
+import { emptyTree, type TreeState } from './tree-state'
 import { eventFactory } from '../test-support/events'
 import { checkpointEvery, createReplayCursor, extendCheckpoints, indexAt, seekIndex } from './replay-cursor'
 

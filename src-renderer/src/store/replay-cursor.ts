@@ -1,6 +1,6 @@
 import type { TraceEvent } from '@core/trace/events'
-import { applyTreeEvents } from '../store/tree-events'
-import { emptyTree, type TreeState } from '../store/tree-state'
+import { applyTreeEvents } from './tree-events'
+import { emptyTree, type TreeState } from './tree-state'
 
 /**
  * The tree as it was after the first `index` events of a job, for the replay scrubber. A seek
