@@ -6,6 +6,8 @@ import { describe, expect, it, vi } from 'vitest'
 import type { NewTraceEvent, TraceEvent } from '../trace/events'
 import { openDatabase, type SqliteDatabase } from './database'
 import { StoreError, UnknownJobError } from './errors'
+import { jobOwnersFor } from './job-owners'
+import { newOwnerIdentity } from './owner'
 import { getAgents, getJobEvents } from './queries'
 import { fixedClock, jobId, rootId, sampleJob } from './testing/job-fixture'
 import { useTempDir } from './testing/temp-dir'
@@ -77,6 +79,23 @@ describe('ThreadedTraceWriter', () => {
     expect(stored).toEqual(batches.flat())
     const [root] = getAgents(db, jobId)
     expect(root).toMatchObject({ id: rootId, label: 'root', status: 'running' })
+    writer.close()
+    db.close()
+  })
+
+  it('beats the owner’s heartbeat on the thread’s connection (this one is read-only), without waiting for it', async () => {
+    const owner = newOwnerIdentity()
+    const { db, writer } = setup({ owner })
+    const at = new Date('2030-01-02T03:04:05.000Z')
+    const beaten = () => jobOwnersFor(db).ownerOf(jobId)?.heartbeat_at === at.toISOString()
+    writer.heartbeat(at)
+    for (let waited = 0; !beaten() && waited < 5000; waited += 10) await sleep(10)
+    expect(jobOwnersFor(db).ownerOf(jobId)).toEqual({
+      token: owner.token,
+      pid: owner.pid,
+      host: owner.host,
+      heartbeat_at: at.toISOString(),
+    })
     writer.close()
     db.close()
   })
