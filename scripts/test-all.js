@@ -5,12 +5,12 @@
 //
 // For a run on several Node versions (.ci/run): `--vitest-only` runs vitest alone, `--save FILE`
 // keeps this run's counts in FILE, and ARBOR_TEST_CARRY=FILE adds a saved run's counts to this
-// one's closing line (and its failures to the exit code).
+// one's closing line (and its failures to the exit code). What failed is named above that line.
 import { spawnSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, existsSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { countPlaywright, countRun, countVitest, summaryLine } from './test-counts.js'
+import { countPlaywright, countRun, countVitest, playwrightFailures, summaryLine, vitestFailures } from './test-counts.js'
 
 const options = process.argv.slice(2)
 const vitestOnly = options.includes('--vitest-only')
@@ -47,20 +47,33 @@ const vitestStatus = run('unit and integration tests (vitest)', 'npx', [
   '--reporter=json',
   `--outputFile.json=${vitestReport}`,
 ])
-runs.push({ name: `vitest on ${node}`, ...countRun(vitestStatus, readReport(vitestReport, 'vitest'), countVitest) })
+const vitestResult = readReport(vitestReport, 'vitest')
+runs.push({
+  name: `vitest on ${node}`,
+  ...countRun(vitestStatus, vitestResult, countVitest),
+  failures: vitestResult === undefined ? [] : vitestFailures(vitestResult),
+})
 
 if (!vitestOnly) {
   const playwrightReport = path.join(reports, 'playwright.json')
   const playwrightStatus = run('end-to-end tests (Playwright)', 'npx', ['playwright', 'test', '--reporter=list,json'], {
     PLAYWRIGHT_JSON_OUTPUT_NAME: playwrightReport,
   })
-  runs.push({ name: `Playwright on ${node}`, ...countRun(playwrightStatus, readReport(playwrightReport, 'Playwright'), countPlaywright) })
+  const playwrightResult = readReport(playwrightReport, 'Playwright')
+  runs.push({
+    name: `Playwright on ${node}`,
+    ...countRun(playwrightStatus, playwrightResult, countPlaywright),
+    failures: playwrightResult === undefined ? [] : playwrightFailures(playwrightResult),
+  })
 }
 
 if (saveTo) writeFileSync(saveTo, JSON.stringify(runs))
 const all = [...carried, ...runs]
 const failed = all.some((counts) => counts.failed > 0)
 console.log('')
-for (const counts of all) console.log(`${counts.name}: ${summaryLine([counts])}`)
+for (const counts of all) {
+  console.log(`${counts.name}: ${summaryLine([counts])}`)
+  for (const failure of counts.failures ?? []) console.log(`  failed: ${failure}`)
+}
 console.log(summaryLine(all))
 process.exit(failed ? 1 : 0)

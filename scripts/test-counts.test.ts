@@ -3,7 +3,16 @@ import { mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { countPlaywright, countRun, countVitest, summaryLine, type PlaywrightReport, type VitestReport } from './test-counts.js'
+import {
+  countPlaywright,
+  countRun,
+  countVitest,
+  playwrightFailures,
+  summaryLine,
+  vitestFailures,
+  type PlaywrightReport,
+  type VitestReport,
+} from './test-counts.js'
 
 const repoRoot = path.resolve(import.meta.dirname, '..')
 
@@ -34,6 +43,40 @@ describe('test-all counting', () => {
     const counts = countRun(status, report, countVitest)
     expect(counts).toEqual({ passed: 1, failed: 1, skipped: 0 })
     expect(summaryLine([counts])).toBe('1 passed, 1 failed, 0 skipped')
+    // The file that did not load is named, with the first line of why, for a log cut to its tail.
+    expect(vitestFailures(report, dir)).toEqual([expect.stringMatching(/^broken\.test\.js: .*missing-module/)])
+  })
+
+  it('names each failed vitest test with its file, its describe blocks and the first line of its error', () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'arbor-test-counts-'))
+    writeFileSync(
+      path.join(dir, 'mixed.test.js'),
+      [
+        "describe('totals', () => {",
+        "  test('adds', () => expect(1 + 1).toBe(2))",
+        "  test('subtracts', () => expect(2 - 1).toBe(3))",
+        '})',
+        "test('throws', () => { throw new Error('first line\\nsecond line') })",
+        '',
+      ].join('\n'),
+    )
+    const { status, report } = runReport<VitestReport>(dir, [
+      path.join(repoRoot, 'node_modules/vitest/vitest.mjs'),
+      'run',
+      '--root',
+      dir,
+      '--globals',
+      '--reporter=json',
+      '--outputFile.json=report.json',
+    ])
+    expect(status).not.toBe(0)
+    expect(countRun(status, report, countVitest)).toEqual({ passed: 1, failed: 2, skipped: 0 })
+    const failures = vitestFailures(report, dir)
+    expect(failures).toHaveLength(2)
+    expect(failures[0]).toMatch(/^mixed\.test\.js › totals subtracts: AssertionError: expected 1 to be 3/)
+    expect(failures[1]).toBe('mixed.test.js › throws: Error: first line')
+    // No colour codes reach the log line.
+    expect(failures.join('')).not.toContain('\u001b')
   })
 
   it('counts a failed test once, not again as its failed file', () => {
@@ -74,6 +117,34 @@ describe('test-all counting', () => {
     ])
     // Playwright runs no test at all when a spec does not load.
     expect(countRun(status, report, countPlaywright)).toEqual({ passed: 0, failed: 1, skipped: 0 })
+    expect(playwrightFailures(report)).toEqual([expect.stringMatching(/^outside the tests: .*this spec does not load/)])
+  })
+
+  it('names each failed Playwright test by its file, its describe blocks and its title', () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'arbor-test-counts-'))
+    writeFileSync(path.join(dir, 'playwright.config.mjs'), "export default { testDir: '.', reporter: [['json']] }\n")
+    symlinkSync(path.join(repoRoot, 'node_modules'), path.join(dir, 'node_modules'))
+    writeFileSync(
+      path.join(dir, 'mixed.spec.mjs'),
+      [
+        "import { expect, test } from '@playwright/test'",
+        "test.describe('totals', () => {",
+        "  test('adds', () => expect(1 + 1).toBe(2))",
+        "  test('subtracts', () => expect(2 - 1).toBe(3))",
+        '})',
+        '',
+      ].join('\n'),
+    )
+    const { status, report } = runReport<PlaywrightReport>(
+      dir,
+      [path.join(repoRoot, 'node_modules/@playwright/test/cli.js'), 'test', '--config', 'playwright.config.mjs'],
+      { PLAYWRIGHT_JSON_OUTPUT_NAME: path.join(dir, 'report.json') },
+    )
+    expect(status).not.toBe(0)
+    expect(countRun(status, report, countPlaywright)).toEqual({ passed: 1, failed: 1, skipped: 0 })
+    const failures = playwrightFailures(report)
+    expect(failures).toHaveLength(1)
+    expect(failures[0]).toMatch(/^mixed\.spec\.mjs › totals › subtracts: Error: expect\(received\)\.toBe\(expected\)/)
   })
 
   it('counts a runner that failed with nothing failed in its report, or with no report, as one failure', () => {
