@@ -22,20 +22,39 @@ function runReport<R>(dir: string, args: string[], env: NodeJS.ProcessEnv = {}):
   return { status: result.status, report: JSON.parse(readFileSync(path.join(dir, 'report.json'), 'utf8')) as R }
 }
 
+/** A new folder holding these files (name to text). */
+function folderWith(files: Record<string, string>): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'arbor-test-counts-'))
+  for (const [name, text] of Object.entries(files)) writeFileSync(path.join(dir, name), text)
+  return dir
+}
+
+/** Runs vitest on these test files, with its JSON report. */
+function runVitest(files: Record<string, string>): { dir: string; status: number | null; report: VitestReport } {
+  const dir = folderWith(files)
+  const vitest = path.join(repoRoot, 'node_modules/vitest/vitest.mjs')
+  return {
+    dir,
+    ...runReport<VitestReport>(dir, [vitest, 'run', '--root', dir, '--globals', '--reporter=json', '--outputFile.json=report.json']),
+  }
+}
+
+/** Runs Playwright on these spec files, with its JSON report. The specs find @playwright/test in this repository's node_modules; they need no browser. */
+function runPlaywright(files: Record<string, string>): { status: number | null; report: PlaywrightReport } {
+  const dir = folderWith({ ...files, 'playwright.config.mjs': "export default { testDir: '.', reporter: [['json']] }\n" })
+  symlinkSync(path.join(repoRoot, 'node_modules'), path.join(dir, 'node_modules'))
+  const cli = path.join(repoRoot, 'node_modules/@playwright/test/cli.js')
+  return runReport<PlaywrightReport>(dir, [cli, 'test', '--config', 'playwright.config.mjs'], {
+    PLAYWRIGHT_JSON_OUTPUT_NAME: path.join(dir, 'report.json'),
+  })
+}
+
 describe('test-all counting', () => {
   it('counts a vitest file that does not load as failed, beside its passed tests', () => {
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'arbor-test-counts-'))
-    writeFileSync(path.join(dir, 'fine.test.js'), "test('adds', () => expect(1 + 1).toBe(2))\n")
-    writeFileSync(path.join(dir, 'broken.test.js'), "import './missing-module.js'\ntest('never runs', () => {})\n")
-    const { status, report } = runReport<VitestReport>(dir, [
-      path.join(repoRoot, 'node_modules/vitest/vitest.mjs'),
-      'run',
-      '--root',
-      dir,
-      '--globals',
-      '--reporter=json',
-      '--outputFile.json=report.json',
-    ])
+    const { dir, status, report } = runVitest({
+      'fine.test.js': "test('adds', () => expect(1 + 1).toBe(2))\n",
+      'broken.test.js': "import './missing-module.js'\ntest('never runs', () => {})\n",
+    })
     // What vitest itself says: a failed suite, no failed test.
     expect(status).not.toBe(0)
     expect(report.numFailedTests).toBe(0)
@@ -48,10 +67,8 @@ describe('test-all counting', () => {
   })
 
   it('names each failed vitest test with its file, its describe blocks and the first line of its error', () => {
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'arbor-test-counts-'))
-    writeFileSync(
-      path.join(dir, 'mixed.test.js'),
-      [
+    const { dir, status, report } = runVitest({
+      'mixed.test.js': [
         "describe('totals', () => {",
         "  test('adds', () => expect(1 + 1).toBe(2))",
         "  test('subtracts', () => expect(2 - 1).toBe(3))",
@@ -59,16 +76,7 @@ describe('test-all counting', () => {
         "test('throws', () => { throw new Error('first line\\nsecond line') })",
         '',
       ].join('\n'),
-    )
-    const { status, report } = runReport<VitestReport>(dir, [
-      path.join(repoRoot, 'node_modules/vitest/vitest.mjs'),
-      'run',
-      '--root',
-      dir,
-      '--globals',
-      '--reporter=json',
-      '--outputFile.json=report.json',
-    ])
+    })
     expect(status).not.toBe(0)
     expect(countRun(status, report, countVitest)).toEqual({ passed: 1, failed: 2, skipped: 0 })
     const failures = vitestFailures(report, dir)
@@ -95,20 +103,10 @@ describe('test-all counting', () => {
   })
 
   it('counts a Playwright spec file that does not load as failed', () => {
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'arbor-test-counts-'))
-    writeFileSync(path.join(dir, 'playwright.config.mjs'), "export default { testDir: '.', reporter: [['json']] }\n")
-    // The spec that loads finds @playwright/test in this repository's node_modules; it needs no browser.
-    symlinkSync(path.join(repoRoot, 'node_modules'), path.join(dir, 'node_modules'))
-    writeFileSync(
-      path.join(dir, 'fine.spec.mjs'),
-      "import { expect, test } from '@playwright/test'\ntest('adds', () => expect(1 + 1).toBe(2))\n",
-    )
-    writeFileSync(path.join(dir, 'broken.spec.mjs'), "throw new Error('this spec does not load')\n")
-    const { status, report } = runReport<PlaywrightReport>(
-      dir,
-      [path.join(repoRoot, 'node_modules/@playwright/test/cli.js'), 'test', '--config', 'playwright.config.mjs'],
-      { PLAYWRIGHT_JSON_OUTPUT_NAME: path.join(dir, 'report.json') },
-    )
+    const { status, report } = runPlaywright({
+      'fine.spec.mjs': "import { expect, test } from '@playwright/test'\ntest('adds', () => expect(1 + 1).toBe(2))\n",
+      'broken.spec.mjs': "throw new Error('this spec does not load')\n",
+    })
     expect(status).not.toBe(0)
     // What Playwright itself says: no unexpected test, one error outside the tests.
     expect(report.stats?.unexpected).toBe(0)
@@ -121,12 +119,8 @@ describe('test-all counting', () => {
   })
 
   it('names each failed Playwright test by its file, its describe blocks and its title', () => {
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'arbor-test-counts-'))
-    writeFileSync(path.join(dir, 'playwright.config.mjs'), "export default { testDir: '.', reporter: [['json']] }\n")
-    symlinkSync(path.join(repoRoot, 'node_modules'), path.join(dir, 'node_modules'))
-    writeFileSync(
-      path.join(dir, 'mixed.spec.mjs'),
-      [
+    const { status, report } = runPlaywright({
+      'mixed.spec.mjs': [
         "import { expect, test } from '@playwright/test'",
         "test.describe('totals', () => {",
         "  test('adds', () => expect(1 + 1).toBe(2))",
@@ -134,12 +128,7 @@ describe('test-all counting', () => {
         '})',
         '',
       ].join('\n'),
-    )
-    const { status, report } = runReport<PlaywrightReport>(
-      dir,
-      [path.join(repoRoot, 'node_modules/@playwright/test/cli.js'), 'test', '--config', 'playwright.config.mjs'],
-      { PLAYWRIGHT_JSON_OUTPUT_NAME: path.join(dir, 'report.json') },
-    )
+    })
     expect(status).not.toBe(0)
     expect(countRun(status, report, countPlaywright)).toEqual({ passed: 1, failed: 1, skipped: 0 })
     const failures = playwrightFailures(report)
