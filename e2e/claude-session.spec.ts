@@ -1,9 +1,8 @@
 import { expect, test } from '@playwright/test'
-import { spawn, type ChildProcess } from 'node:child_process'
-import { existsSync, mkdtempSync } from 'node:fs'
-import os from 'node:os'
+import { existsSync } from 'node:fs'
 import path from 'node:path'
 import { ArborPage } from './page-models/arbor-page'
+import { openInArbor } from './support/arbor-server'
 
 // `arbor open SESSION.jsonl` on a Claude Code 2.1.x session (subagents/ + meta.json), through the
 // real built CLI and its server, in Debian's Chromium: the tree shows every subagent, nested and
@@ -13,42 +12,17 @@ const session = path.join(repoRoot, 'src-main/core/import/claude-code/fixtures/v
 const sessionId = '3a0c5e7d-21f4-4b1a-9c55-0e2d7f6a8b13'
 const agentId = (key: string): string => `agent_cc_${sessionId}_${key}`
 
-let child: ChildProcess | null = null
+let opened: Awaited<ReturnType<typeof openInArbor>> | null = null
 
 test.afterEach(async () => {
-  const running = child
-  child = null
-  if (!running || running.exitCode !== null) return
-  await new Promise<void>((resolve) => {
-    running.once('exit', () => resolve())
-    running.kill('SIGTERM')
-  })
+  await opened?.stop()
+  opened = null
 })
 
 /** Starts `arbor open` with its own data folder; resolves with the URL it prints. */
 async function openSession(file = session): Promise<string> {
-  const data = mkdtempSync(path.join(os.tmpdir(), 'arbor-e2e-session-'))
-  const { OPENAI_API_KEY: _openai, ANTHROPIC_API_KEY: _anthropic, ...env } = process.env
-  const started = spawn(process.execPath, [path.join(repoRoot, 'bin/arbor.js'), 'open', file, '--db', path.join(data, 'arbor.db')], {
-    cwd: repoRoot,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...env, ARBOR_DATA_DIR: data },
-  })
-  child = started
-  let output = ''
-  return new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`arbor open did not start:\n${output}`)), 20_000)
-    started.stdout?.on('data', (chunk: Buffer) => {
-      output += chunk.toString()
-      const match = /Open: (\S+)/.exec(output)
-      if (match?.[1]) {
-        clearTimeout(timer)
-        resolve(match[1])
-      }
-    })
-    started.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()))
-    started.once('exit', (code) => reject(new Error(`arbor open exited with ${code}:\n${output}`)))
-  })
+  opened = await openInArbor(file)
+  return opened.url
 }
 
 test('opens a Claude Code session read-only: every subagent in the tree, a subagent inspected', async ({ page }) => {

@@ -1,12 +1,12 @@
 import { expect, test, type Locator, type Page } from '@playwright/test'
 import { readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
-import WebSocket from 'ws'
 import { defaultNewJob, type NewJob } from '../src-main/core/api/job-form'
 import type { TraceEvent } from '../src-main/core/trace/events'
 import type { FakeServer } from '../src-main/core/providers/testing/fake-http'
 import type { FakeOpenAIResponse } from '../src-main/core/providers/testing/fake-openai'
 import { ArborPage } from './page-models/arbor-page'
+import { apiClient } from './support/api-client'
 import { startArborServer, type ArborServer } from './support/arbor-server'
 import { rootMarker, startFakeModel } from './support/fake-model'
 
@@ -30,27 +30,6 @@ test.afterEach(async ({ page }, testInfo) => {
   server = undefined
   model = undefined
 })
-
-/** One WebSocket request to the server, as the UI makes it. */
-async function apiClient(arbor: ArborServer) {
-  const socket = new WebSocket(`${arbor.origin.replace('http', 'ws')}/ws?token=${arbor.token}`)
-  await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject))
-  let nextId = 0
-  const ask = <T>(method: string, input: unknown) =>
-    new Promise<T>((resolve, reject) => {
-      const id = ++nextId
-      const onMessage = (data: WebSocket.RawData): void => {
-        const frame = JSON.parse(String(data)) as { id?: number; result?: { ok: boolean; value?: unknown; error?: { message: string } } }
-        if (frame.id !== id || !frame.result) return
-        socket.off('message', onMessage)
-        if (frame.result.ok) resolve(frame.result.value as T)
-        else reject(new Error(`${method}: ${frame.result.error?.message}`))
-      }
-      socket.on('message', onMessage)
-      socket.send(JSON.stringify({ id, method, input }))
-    })
-  return { ask, close: () => socket.close() }
-}
 
 async function startSurvey(arbor: ArborServer, baseUrl: string): Promise<string> {
   const client = await apiClient(arbor)

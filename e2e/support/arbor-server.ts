@@ -44,17 +44,30 @@ export interface ServerOptions {
 
 export async function startArborServer(options: ServerOptions = {}): Promise<ArborServer> {
   const project = makeFixtureProject()
-  const dbFile = path.join(path.dirname(project), 'data', 'arbor.db')
-  const { OPENAI_API_KEY: _openai, ANTHROPIC_API_KEY: _anthropic, ...env } = process.env
+  const data = path.join(path.dirname(project), 'data')
+  const dbFile = path.join(data, 'arbor.db')
   const args = ['serve', ...(options.openProject === false ? [] : [project]), '--db', dbFile]
+  return { ...(await launchArbor(args, 'arbor serve', { ARBOR_DATA_DIR: data, ...options.env })), project, dbFile }
+}
+
+/** A real `arbor open FILE` (the built CLI) with a data folder of its own: the file's job shown read-only. */
+export async function openInArbor(file: string): Promise<Omit<ArborServer, 'project'>> {
+  const data = mkdtempSync(path.join(os.tmpdir(), 'arbor-e2e-open-'))
+  const dbFile = path.join(data, 'arbor.db')
+  return { ...(await launchArbor(['open', file, '--db', dbFile], 'arbor open', { ARBOR_DATA_DIR: data })), dbFile }
+}
+
+/** Starts the built CLI with `args` and resolves once it prints the URL to open. */
+async function launchArbor(args: string[], name: string, extraEnv: NodeJS.ProcessEnv): Promise<Omit<ArborServer, 'project' | 'dbFile'>> {
+  const { OPENAI_API_KEY: _openai, ANTHROPIC_API_KEY: _anthropic, ...env } = process.env
   const child: ChildProcess = spawn(process.execPath, [path.join(repoRoot, 'bin/arbor.js'), ...args], {
     cwd: repoRoot,
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...env, ARBOR_DATA_DIR: path.join(path.dirname(project), 'data'), ...options.env },
+    env: { ...env, ...extraEnv },
   })
   let output = ''
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`arbor serve did not start:\n${output}`)), 20_000)
+    const timer = setTimeout(() => reject(new Error(`${name} did not start:\n${output}`)), 20_000)
     child.stdout?.on('data', (chunk: Buffer) => {
       output += chunk.toString()
       const match = /Open: (\S+)/.exec(output)
@@ -64,15 +77,13 @@ export async function startArborServer(options: ServerOptions = {}): Promise<Arb
       }
     })
     child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()))
-    child.once('exit', (code) => reject(new Error(`arbor serve exited with ${code}:\n${output}`)))
+    child.once('exit', (code) => reject(new Error(`${name} exited with ${code}:\n${output}`)))
   })
   const parsed = new URL(url)
   return {
     url,
     origin: parsed.origin,
     token: parsed.searchParams.get('token') ?? '',
-    project,
-    dbFile,
     alive: () => child.exitCode === null && child.signalCode === null,
     output: () => output,
     stop: () =>

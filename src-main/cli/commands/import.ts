@@ -2,6 +2,7 @@ import { existsSync, statSync } from 'node:fs'
 import path from 'node:path'
 import type { CliValues } from '../cli-values'
 import { UsageError } from '../usage-error'
+import { printable } from '../printable'
 import { cliEngine } from './engine'
 import { requireBuiltUi, serveUntilStopped } from './serve'
 
@@ -38,25 +39,30 @@ export function describeSkipped(skipped: Record<string, number> = {}): string | 
   return `${counts.map(([type, count]) => `${count} ${type}`).join(', ')} ${total === 1 ? 'line' : 'lines'}`
 }
 
-/** `arbor open FILE.jsonl`: imports the trace (or Claude Code session), then serves the UI with that job selected. */
+/**
+ * `arbor open FILE.jsonl`: imports the trace (or Claude Code session), then serves the UI with that
+ * job selected, read-only and with no project open. The folder the file names as its project is
+ * data written by whoever wrote the file: it is printed, never opened, so nothing can be started
+ * there from this page.
+ */
 export async function runOpen(file: string | undefined, values: CliValues): Promise<number> {
   const trace = requireFile(file, 'open')
   requireBuiltUi()
   const { engine, dbFile } = cliEngine(values.db)
   let jobId: string
+  let recordedIn: string
   try {
     const imported = engine.importTrace(trace)
     jobId = imported.job_id
     const skipped = describeSkipped(imported.skipped)
     if (skipped) console.error(`arbor: skipped ${skipped} of the Claude Code session`)
-    const { job } = await engine.handlers.getTree({ job_id: jobId })
-    // The job's own project, when that folder is on this machine, so the job shows among its others.
-    if (statSync(job.project, { throwIfNoEntry: false })?.isDirectory()) engine.openProject(job.project)
+    recordedIn = (await engine.handlers.getTree({ job_id: jobId })).job.project
   } catch (error) {
     await engine.close()
     throw error
   }
   console.log(`Arbor is showing job ${jobId} from ${trace} (read-only; data: ${dbFile})`)
+  console.log(`The trace says it was recorded in ${printable(recordedIn)}; that folder is not opened.`)
   return serveUntilStopped(engine, values, jobId)
 }
 

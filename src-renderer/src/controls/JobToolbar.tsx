@@ -54,6 +54,12 @@ export function JobToolbar() {
             imported · read-only
           </span>
         )}
+        {job.imported && (
+          // The folder the file says it was recorded in: information, never a place to run.
+          <span className="toolbar__recorded" data-testid="job-recorded-in" title={`The trace says it was recorded in ${job.project}`}>
+            recorded in {job.project}
+          </span>
+        )}
         {settings?.no_sandbox && (
           <span
             className="tag bad sandbox-off"
