@@ -49,6 +49,18 @@ describe('arbor import and open', () => {
     expect(readFileSync(again, 'utf8').trimEnd().split('\n').map(blank)).toEqual(lines.map(blank))
   }, 60_000)
 
+  it('export takes a part of the job id (a unique start, or the short id the UI shows) and says when a part matches no job', async () => {
+    const { dir, lines } = await demoTrace()
+    const db = path.join(dir, 'viewer.db')
+    await arbor(['import', path.join(dir, 'trace.jsonl'), '--db', db])
+    const out = path.join(dir, 'by-part.jsonl')
+    const exported = await arbor(['export', '--db', db, '--job', jobId.slice(-4), '--out', out])
+    expect(exported.stdout).toContain(`exported job ${jobId}: ${lines.length} lines`)
+    const unknown = await failure(['export', '--db', db, '--job', 'beef', '--out', out])
+    expect(unknown.code).toBe(1)
+    expect(unknown.stderr).toContain('arbor: no job id starts or ends with beef')
+  }, 60_000)
+
   it('import of a broken file exits 1 naming the line, and stores nothing', async () => {
     const { dir, lines } = await demoTrace()
     const broken = path.join(dir, 'broken.jsonl')

@@ -28,6 +28,7 @@ terminal; without a terminal it needs --yes, else the job is refused (exit 2).
 --warm-pool N keeps N agent processes started ahead, each used by one agent only (default 2;
 0 starts every agent's process when it is needed).
 
+export --job takes a job id or a unique part of it: its start, or the short id the UI shows.
 export --otlp-endpoint sends the job's spans to an OpenTelemetry collector over OTLP/HTTP
 (protobuf): Langfuse https://cloud.langfuse.com/api/public/otel/v1/traces, Phoenix
 http://localhost:6006/v1/traces, Jaeger v2 or the Collector http://localhost:4318/v1/traces.

@@ -9,6 +9,7 @@ import { exportJob, jsonlFormat } from '../../core/store/export'
 import { endInterruptedJobs } from '../../core/store/interrupted'
 import { otlpFormat } from '../../core/otlp/otlp-json'
 import { newOwnerIdentity } from '../../core/store/owner'
+import { resolveJobReference } from '../../core/store/job-reference'
 import { listJobs } from '../../core/store/queries'
 import { TraceWriter } from '../../core/store/trace-writer'
 import type { CliValues } from '../cli-values'
@@ -31,7 +32,7 @@ export async function runExport(values: CliValues): Promise<number> {
     // A job whose process is gone is exported as it ended: interrupted, every agent ended. A job
     // another live process runs is left to it and exported as it stands.
     endInterruptedJobs(db, writer)
-    const jobId = values.job ?? listJobs(db)[0]?.id
+    const jobId = values.job === undefined ? listJobs(db)[0]?.id : resolveJobReference(db, values.job)
     if (!jobId) throw new Error('the database holds no jobs')
     if (push) return await pushToCollector(db, jobId, push, secrets)
     const out = path.resolve(values.out!)

@@ -1,7 +1,7 @@
 import { ArborError } from '../errors'
 
 /** The store's errors' codes: `store` for the base class, one for each subclass. */
-export type StoreErrorCode = 'store' | 'database_too_new' | 'unknown_job' | 'invalid_event' | 'trace_parse'
+export type StoreErrorCode = 'store' | 'database_too_new' | 'unknown_job' | 'invalid_event' | 'trace_parse' | 'job_reference'
 
 /**
  * The store's errors: one base class with typed subclasses. Across a process or IPC boundary
