@@ -170,3 +170,25 @@ test('exports a JSONL whose lines parse and whose tree matches the graph', async
   const seqs = lines.slice(1).map((event) => event.seq)
   expect(seqs).toEqual([...seqs].sort((a, b) => a - b))
 })
+
+test("starting another job closes the last job's inspectors, and the toolbar stays in view", async ({ page }) => {
+  const arbor = new ArborPage(page)
+  await arbor.open(server.url)
+  await arbor.runDemo()
+  await arbor.waitForJobEnd('completed')
+  // Three inspectors of the first job: the dock at its widest.
+  const dock = page.getByTestId('inspector-dock')
+  for (const node of [arbor.root, arbor.children.nth(0), arbor.children.nth(1)]) await node.dragTo(dock)
+  await expect(page.getByTestId('inspector')).toHaveCount(3)
+  const firstJob = await page.locator('[data-testid="job-item"]').first().getAttribute('data-job-id')
+
+  await arbor.runDemo()
+  await expect(page.locator('[data-testid="job-item"]')).toHaveCount(2)
+  await expect(page.locator('[data-testid="job-item"]').first()).not.toHaveAttribute('data-job-id', firstJob ?? '')
+  await expect(page.getByTestId('inspector')).toHaveCount(0)
+  // Every control of the toolbar is inside the centre pane, none under the dock.
+  const centre = await page.locator('main.centre').boundingBox()
+  const exportButton = await page.getByTestId('export-menu').boundingBox()
+  expect(centre && exportButton && exportButton.x + exportButton.width <= centre.x + centre.width).toBe(true)
+  await arbor.screenshot('second-job-inspectors-closed')
+})

@@ -32,7 +32,8 @@ export const createJobsSlice: SliceCreator<JobsSlice> = (set, get) => ({
 
   selectJob(jobId) {
     if (jobId === get().selectedJobId) return
-    set({ selectedJobId: jobId, selectedAgentId: null })
+    // Inspectors show one job's agents: another job's would crowd the graph with traces it does not draw.
+    set({ selectedJobId: jobId, selectedAgentId: null, inspectors: [] })
     if (jobId) void get().loadTree(jobId)
   },
 
