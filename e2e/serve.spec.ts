@@ -192,3 +192,25 @@ test("starting another job closes the last job's inspectors, and the toolbar sta
   expect(centre && exportButton && exportButton.x + exportButton.width <= centre.x + centre.width).toBe(true)
   await arbor.screenshot('second-job-inspectors-closed')
 })
+
+test('a whole session leaves the console clean: no error, no policy violation, no uncaught exception', async ({ page }) => {
+  const problems: string[] = []
+  page.on('console', (message) => {
+    if (message.type() === 'error' || message.type() === 'warning') problems.push(`${message.type()}: ${message.text()}`)
+  })
+  page.on('pageerror', (error) => problems.push(`uncaught: ${error.message}`))
+  const arbor = new ArborPage(page)
+  await arbor.open(server.url)
+  await arbor.runDemo()
+  await arbor.waitForJobEnd('completed')
+  await arbor.children.first().dragTo(page.getByTestId('inspector-dock'))
+  await expect(page.getByTestId('inspector')).toHaveCount(1)
+  await page.getByTestId('view-timeline').click()
+  await expect(page.getByTestId('timeline-lane').first()).toBeVisible()
+  await page.getByTestId('open-settings').click()
+  await expect(page.getByTestId('settings')).toBeVisible()
+  await page.getByTestId('settings-close').click()
+  await page.reload()
+  await expect(arbor.root).toBeVisible()
+  expect(problems).toEqual([])
+})

@@ -50,13 +50,18 @@ export async function serveStatic(files: StaticFiles, pathname: string, authoriz
   stream.pipe(response)
 }
 
+/**
+ * The page's policy. A CSP host source cannot be an IPv6 literal (Chromium logs `ws://[::1]:PORT`
+ * as an invalid source on every load), and the server listens on 127.0.0.1 only: its socket is
+ * reached as 127.0.0.1 or localhost.
+ */
 const contentSecurityPolicy = (port: number): string =>
   [
     "default-src 'self'",
     "script-src 'self'",
     "style-src 'self' 'unsafe-inline'",
     "img-src 'self' data:",
-    `connect-src 'self' ws://127.0.0.1:${port} ws://localhost:${port} ws://[::1]:${port}`,
+    `connect-src 'self' ws://127.0.0.1:${port} ws://localhost:${port}`,
     "frame-ancestors 'none'",
     "base-uri 'none'",
     "form-action 'none'",
