@@ -108,6 +108,9 @@ test('kills a running child: it is marked killed and the root still finishes', a
   await expect(victim).toBeVisible()
   const victimId = await victim.getAttribute('data-agent-id')
   await victim.getByTestId('node-kill').click()
+  // A node's Kill asks first, as the k shortcut does.
+  await expect(page.getByTestId('kill-confirm')).toContainText('Kill ')
+  await page.getByTestId('kill-confirm-yes').click()
   const killed = page.locator(`[data-testid="agent-node"][data-agent-id="${victimId}"]`)
   await expect(killed).toHaveAttribute('data-status', 'killed')
   await arbor.screenshot('child-killed')
@@ -213,4 +216,23 @@ test('a whole session leaves the console clean: no error, no policy violation, n
   await page.reload()
   await expect(arbor.root).toBeVisible()
   expect(problems).toEqual([])
+})
+
+test('Kill job asks first, as a node Kill and the k shortcut do: Cancel keeps the job, Kill job ends it', async ({ page }) => {
+  const arbor = new ArborPage(page)
+  await arbor.open(server.url)
+  await arbor.runDemo()
+  await page.getByTestId('kill-job').click()
+  const confirm = page.getByTestId('kill-confirm')
+  await expect(confirm).toContainText('End the whole job: kill root')
+  await arbor.screenshot('kill-job-confirm')
+  await page.getByTestId('kill-confirm-no').click()
+  await expect(confirm).toHaveCount(0)
+  await expect(arbor.root).toHaveAttribute('data-status', 'running')
+
+  await page.getByTestId('kill-job').click()
+  await expect(page.getByTestId('kill-confirm-yes')).toHaveText('Kill job')
+  await page.getByTestId('kill-confirm-yes').click()
+  await expect(arbor.root).toHaveAttribute('data-status', 'killed')
+  await expect(page.getByTestId('kill-job')).toHaveCount(0)
 })

@@ -133,7 +133,7 @@ export function JobToolbar() {
               Subagent auto-approve
             </label>
             {live && rootId && (
-              <button className="button danger" data-testid="kill-job" onClick={() => void store.killAgent(rootId)}>
+              <button className="button danger" data-testid="kill-job" onClick={() => store.askKill(rootId)}>
                 Kill job
               </button>
             )}

@@ -105,7 +105,7 @@ function AgentCard({ id }: { id: string }) {
   const budget = agent.total_token_budget
   const budgetShare = budget ? Math.min(1, tokens / budget) : 0
   const classes = ['agent-node', `status-${agent.status}`, look.ghost && 'ghost', view.selected && 'selected', stalled && 'stalled']
-  const { killAgent, cancelSpawn, toggleCollapsed } = useArbor.getState()
+  const { askKill, cancelSpawn, toggleCollapsed } = useArbor.getState()
 
   return (
     <div
@@ -129,7 +129,7 @@ function AgentCard({ id }: { id: string }) {
           </span>
         )}
         {!view.readOnly && (agent.status === 'running' || agent.status === 'waiting_approval') ? (
-          <button className="node-button danger nodrag" data-testid="node-kill" onClick={stopAnd(() => killAgent(agent.id))}>
+          <button className="node-button danger nodrag" data-testid="node-kill" onClick={stopAnd(() => askKill(agent.id))}>
             Kill
           </button>
         ) : null}

@@ -5,12 +5,21 @@ import { useArbor, type ArborState } from '../store'
 function selectConfirm(state: ArborState) {
   const id = state.confirmKillId
   const agent = id ? state.tree.agents[id] : undefined
-  return { id, label: agent?.label ?? '', status: agent?.status, descendants: id ? (state.tree.subtree[id]?.agents ?? 1) - 1 : 0 }
+  return {
+    id,
+    label: agent?.label ?? '',
+    status: agent?.status,
+    isRoot: agent?.parent_id === null,
+    descendants: id ? (state.tree.subtree[id]?.agents ?? 1) - 1 : 0,
+  }
 }
 
-/** The inline "kill this branch?" bar the `k` shortcut raises. Enter kills, Esc keeps it. */
+/**
+ * The inline "kill this branch?" bar. Every kill asks here first, whichever way it was asked
+ * for (the `k` shortcut, a node's Kill, the toolbar's Kill job): Enter kills, Esc keeps it.
+ */
 export function KillConfirm() {
-  const { id, label, status, descendants } = useArbor(useShallow(selectConfirm))
+  const { id, label, status, isRoot, descendants } = useArbor(useShallow(selectConfirm))
   const active = status === 'running' || status === 'waiting_approval'
   useEffect(() => {
     if (!id) return
@@ -33,11 +42,12 @@ export function KillConfirm() {
   return (
     <div className="confirm-bar" role="alertdialog" data-testid="kill-confirm">
       <span className="confirm-bar__text">
-        Kill <strong>{label}</strong>
+        {isRoot ? 'End the whole job: kill ' : 'Kill '}
+        <strong>{label}</strong>
         {descendants > 0 ? ` and its ${descendants} descendant${descendants > 1 ? 's' : ''}` : ''}? Its work so far is kept in the trace.
       </span>
       <button className="button danger" data-testid="kill-confirm-yes" autoFocus onClick={kill}>
-        Kill branch
+        {isRoot ? 'Kill job' : 'Kill branch'}
       </button>
       <button className="button" data-testid="kill-confirm-no" onClick={() => useArbor.getState().askKill(null)}>
         Cancel
