@@ -1,5 +1,6 @@
 import { expect, test, type Locator, type Page } from '@playwright/test'
-import { readFileSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import os from 'node:os'
 import path from 'node:path'
 import { defaultNewJob, type NewJob } from '../src-main/core/api/job-form'
 import type { TraceEvent } from '../src-main/core/trace/events'
@@ -7,7 +8,8 @@ import type { FakeServer } from '../src-main/core/providers/testing/fake-http'
 import type { FakeOpenAIResponse } from '../src-main/core/providers/testing/fake-openai'
 import { ArborPage } from './page-models/arbor-page'
 import { apiClient } from './support/api-client'
-import { startArborServer, type ArborServer } from './support/arbor-server'
+import { openInArbor, startArborServer, type ArborServer } from './support/arbor-server'
+import { longTrace } from './support/long-trace'
 import { rootMarker, startFakeModel } from './support/fake-model'
 
 // The timeline of a real job: `arbor serve` runs the e2e model's survey (the root delegates two
@@ -16,6 +18,7 @@ import { rootMarker, startFakeModel } from './support/fake-model'
 // then plays it back on the graph.
 let server: ArborServer | undefined
 let model: FakeServer<FakeOpenAIResponse> | undefined
+let opened: Awaited<ReturnType<typeof openInArbor>> | undefined
 
 test.afterEach(async ({ page }, testInfo) => {
   // Playwright's own failure screenshot is taken after this hook, when the server is gone and
@@ -27,8 +30,10 @@ test.afterEach(async ({ page }, testInfo) => {
   }
   await server?.stop()
   await model?.close()
+  await opened?.stop()
   server = undefined
   model = undefined
+  opened = undefined
 })
 
 async function startSurvey(arbor: ArborServer, baseUrl: string): Promise<string> {
@@ -152,8 +157,10 @@ test('the timeline grows with a live job, opens a bar in the inspector, zooms, p
   await expect.poll(async () => (await number(timeline, 'data-x-max')) - (await number(timeline, 'data-x-min'))).toBeCloseTo(whole, 3)
   await expect(page.getByTestId('inspector')).toHaveCount(1)
 
-  // The usage plot under the Gantt: a point per model call, stacked by agent or by profile.
+  // The usage plot under the Gantt, once asked for: a point per model call, stacked by agent or by profile.
   const plot = page.getByTestId('usage-plot')
+  await expect(plot).toHaveCount(0)
+  await page.getByTestId('toggle-plot').click()
   await expect(plot).toBeVisible()
   const calls = await number(plot, 'data-points')
   expect(calls).toBeGreaterThanOrEqual(6)
@@ -228,6 +235,7 @@ test('an imported trace has the same timeline, read-only, and replays', async ({
     shape,
   )
   expect(shape[2]).toBe('1')
+  await viewer.getByTestId('toggle-plot').click()
   await expect(viewer.getByTestId('usage-plot')).toHaveAttribute('data-bands', '5')
   await new ArborPage(viewer).screenshot('timeline-imported')
 
@@ -239,4 +247,35 @@ test('an imported trace has the same timeline, read-only, and replays', async ({
   await viewer.getByTestId('replay-slider').fill((await viewer.getByTestId('replay-slider').getAttribute('max'))!)
   await expect(viewer.getByTestId('agent-node')).toHaveCount(5)
   await viewer.close()
+})
+
+test('a model with no price shows "no price" in the cost plot and the totals, never $0, with a way to add one', async ({ page }) => {
+  const trace = longTrace(40, 'job_unpriced', 'agent_unpriced_root')
+  expect(trace.jsonl).toContain('"cost_usd":null')
+  const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'arbor-e2e-unpriced-')), 'trace.jsonl')
+  writeFileSync(file, trace.jsonl.replaceAll('"model":"scripted"', '"model":"local-llama"'))
+  opened = await openInArbor(file)
+  const arbor = new ArborPage(page)
+  await arbor.open(opened.url)
+  await expect(page.getByTestId('job-toolbar')).toContainText('· no price')
+  await expect(page.getByTestId('job-toolbar')).not.toContainText('$')
+
+  await page.getByTestId('view-timeline').click()
+  await page.getByTestId('toggle-plot').click()
+  const plot = page.getByTestId('usage-plot')
+  await plot.getByTestId('plot-metric').getByText('Cost').click()
+  await expect(plot.getByTestId('plot-total')).toHaveText('no price')
+  await expect(plot.getByTestId('plot-bands')).toContainText('no price')
+  await expect(plot).not.toContainText('$')
+  // No axis at $0: the chart says why there is nothing to draw.
+  await expect(plot.getByTestId('plot-no-price')).toContainText('A price for local-llama')
+  await expect(plot.locator('canvas')).toHaveCount(0)
+  await arbor.screenshot('usage-plot-no-price')
+  // Tokens are known: the chart is back.
+  await plot.getByTestId('plot-metric').getByText('Tokens').click()
+  await expect(plot.locator('canvas')).toHaveCount(1)
+  await plot.getByTestId('plot-metric').getByText('Cost').click()
+  await plot.getByTestId('plot-add-price').click()
+  await expect(page.getByTestId('settings')).toBeVisible()
+  await expect(page.getByTestId('price-add-model')).toHaveValue('local-llama')
 })

@@ -55,7 +55,10 @@ export interface SpawnLink {
 export interface UsagePoint {
   ms: number
   agent_id: string
+  /** The model the call went to: what a price is added for when its cost is null. */
+  model: string
   tokens: number
+  /** Null when the model has no price: the call's cost is unknown, not zero. */
   cost_usd: number | null
 }
 
@@ -205,6 +208,7 @@ function foldEvent(timeline: Timeline, event: TraceEvent, ms: number): boolean {
       timeline.points.push({
         ms,
         agent_id: agentId,
+        model: event.data.model,
         tokens: (usage?.input_tokens ?? 0) + (usage?.output_tokens ?? 0),
         cost_usd: typeof event.data.cost_usd === 'number' && Number.isFinite(event.data.cost_usd) ? event.data.cost_usd : null,
       })

@@ -78,7 +78,14 @@ export function JobToolbar() {
           {job.task.split('\n')[0]}
         </span>
         <span className="toolbar__totals">
-          {agents} agents · {formatTokens(tokens)} tok{cost !== null ? ` · ${formatCost(cost)}` : ''}
+          {agents} agents · {formatTokens(tokens)} tok
+          {cost !== null ? (
+            ` · ${formatCost(cost)}`
+          ) : tokens > 0 ? (
+            <span title="Its models have no price: the cost is unknown"> · no price</span>
+          ) : (
+            ''
+          )}
         </span>
       </div>
       <div className="toolbar__group toolbar__signals">

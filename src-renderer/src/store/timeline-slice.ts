@@ -29,7 +29,7 @@ export function applyTimelineEvents(state: TimelineState, events: readonly Trace
 export const createTimelineSlice: SliceCreator<TimelineSlice> = (set, get) => ({
   timeline: emptyTimelineState(),
   centreView: 'graph',
-  plotOpen: { graph: false, timeline: true },
+  plotOpen: false,
   stackBy: 'agent',
   plotMetric: 'tokens',
   timeRange: null,
@@ -49,7 +49,7 @@ export const createTimelineSlice: SliceCreator<TimelineSlice> = (set, get) => ({
   },
 
   showCentre: (centreView) => set({ centreView }),
-  togglePlot: () => set((state) => ({ plotOpen: { ...state.plotOpen, [state.centreView]: !state.plotOpen[state.centreView] } })),
+  togglePlot: () => set((state) => ({ plotOpen: !state.plotOpen })),
   setStackBy: (stackBy) => set({ stackBy }),
   setPlotMetric: (plotMetric) => set({ plotMetric }),
   setTimeRange: (timeRange) => set({ timeRange }),

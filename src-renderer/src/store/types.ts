@@ -157,8 +157,8 @@ export type CentreView = 'graph' | 'timeline'
 export interface TimelineSlice {
   timeline: TimelineState
   centreView: CentreView
-  /** The usage plot under each view; shown under the timeline, hidden under the graph, until toggled. */
-  plotOpen: Record<CentreView, boolean>
+  /** The usage plot under the centre view: one switch for both views, off until the user turns it on. */
+  plotOpen: boolean
   stackBy: StackBy
   plotMetric: UsageMetric
   /** The zoomed range in seconds from the job's start, shared by the Gantt and the plot; null: the whole job. */

@@ -13,7 +13,7 @@ const selectCentre = (state: ArborState) => {
   return {
     view,
     jobId: state.selectedJobId,
-    plotOpen: state.plotOpen[view],
+    plotOpen: state.plotOpen,
     timelineJob: state.timeline.jobId,
     replayJob: state.replay?.jobId ?? null,
     // A running job has no end to play back to: replay is for jobs that ended (and imported traces).

@@ -8,7 +8,7 @@ import { bandColors, markerColor } from './colors'
 import { laneGutter } from './gantt-chart'
 import { isWholeJob, type TimeRange } from './time-range'
 import { attachWheelZoom, xAxis } from './uplot-shared'
-import { usageStacks, type UsageStacks } from './usage-stacks'
+import { costLabel, usageStacks, type UsageStacks } from './usage-stacks'
 import { useTimeView } from './use-time-view'
 
 const axisSize = 52
@@ -36,6 +36,9 @@ export function UsagePlot() {
     () => (view.model ? usageStacks(view.model, stackBy, metric, view.model.start_ms ?? 0) : null),
     [view.model, revision, stackBy, metric],
   )
+  // No call had a price: there is no cost to draw, and an axis at $0 would make one up.
+  const noPrice =
+    metric === 'cost' && stacks !== null && stacks.stacks.length > 0 && stacks.stacks.every((band) => band.unpriced === band.calls)
 
   useLayoutEffect(() => {
     const element = host.current
@@ -45,7 +48,7 @@ export function UsagePlot() {
     const observer = new ResizeObserver(measure)
     observer.observe(element)
     return () => observer.disconnect()
-  }, [stacks !== null])
+  }, [stacks !== null, noPrice])
 
   // One uPlot per band set (bands change with the grouping); data updates reuse it.
   const bandKey = stacks ? `${metric}|${stacks.stacks.map((stack) => stack.key).join('|')}` : ''
@@ -96,7 +99,7 @@ export function UsagePlot() {
       created.destroy()
       plot.current = null
     }
-  }, [bandKey, size.width > 0 && size.height > 0])
+  }, [bandKey, size.width > 0 && size.height > 0, noPrice])
 
   useEffect(() => plot.current?.setSize(size), [size.width, size.height])
   useEffect(() => {
@@ -108,6 +111,11 @@ export function UsagePlot() {
 
   if (!view.model) return null
   const total = stacks?.stacks.at(-1)?.top.at(-1) ?? 0
+  const sum = (field: 'unpriced' | 'calls') => (stacks?.stacks ?? []).reduce((all, band) => all + band[field], 0)
+  // A call with no price has no cost: shown as such, never as $0.
+  const shown = (value: number, unpriced: number, calls: number) =>
+    metric === 'tokens' ? formatTokens(value) : costLabel(value, unpriced, calls, formatCost)
+  const unpricedModel = metric === 'cost' ? stacks?.unpricedModels[0] : undefined
   return (
     <div
       className="usage-plot"
@@ -118,8 +126,22 @@ export function UsagePlot() {
     >
       <div className="usage-plot__gutter" style={{ width: laneGutter - axisSize }}>
         <div className="usage-plot__title">
-          {metric === 'tokens' ? 'Tokens' : 'Cost'} <span className="usage-plot__total">{format(total)}</span>
+          {metric === 'tokens' ? 'Tokens' : 'Cost'}{' '}
+          <span className="usage-plot__total" data-testid="plot-total">
+            {shown(total, sum('unpriced'), sum('calls'))}
+          </span>
         </div>
+        {unpricedModel !== undefined && (
+          <button
+            type="button"
+            className="link-button"
+            data-testid="plot-add-price"
+            title={`Calls to ${stacks!.unpricedModels.join(', ')} have no price, so their cost is unknown`}
+            onClick={() => useArbor.getState().openSettings({ priceModel: unpricedModel })}
+          >
+            Add a price for {unpricedModel}
+          </button>
+        )}
         <Segmented
           testId="plot-metric"
           value={metric}
@@ -143,12 +165,19 @@ export function UsagePlot() {
             <li key={band.key} title={band.label}>
               <span className="timeline__swatch" style={{ background: bandColors[stacks!.stacks.indexOf(band) % bandColors.length] }} />
               <span className="usage-plot__band-label">{band.label}</span>
-              <span className="usage-plot__band-value">{format(band.own.at(-1) ?? 0)}</span>
+              <span className="usage-plot__band-value">{shown(band.own.at(-1) ?? 0, band.unpriced, band.calls)}</span>
             </li>
           ))}
         </ul>
       </div>
-      <div className="usage-plot__chart" ref={host} />
+      {noPrice ? (
+        <div className="usage-plot__chart usage-plot__no-price" data-testid="plot-no-price">
+          No call of this job had a price, so its cost is unknown. A price for {unpricedModel}, added in Settings, counts for the calls made
+          after it.
+        </div>
+      ) : (
+        <div className="usage-plot__chart" ref={host} />
+      )}
     </div>
   )
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import type { TraceEvent } from '@core/trace/events'
 import { emptyTimeline, foldTimeline, type Timeline } from '@core/trace/timeline'
 import { eventFactory } from '../test-support/events'
-import { maxBands, otherKey, usageStacks } from './usage-stacks'
+import { costLabel, maxBands, otherKey, usageStacks } from './usage-stacks'
 
 const usage = (input: number, output: number) => ({
   input_tokens: input,
@@ -28,7 +28,7 @@ function timelineOf(children: Array<{ id: string; profile: string; tokens: numbe
         event(
           'llm.call',
           child.id,
-          { model: 'm', usage: usage(tokens, 0), cost_usd: null, duration_ms: 100 },
+          { model: 'local-llama', usage: usage(tokens, 0), cost_usd: null, duration_ms: 100 },
           { parent_id: 'root', depth: 1 },
         ),
       )
@@ -56,7 +56,7 @@ describe('usageStacks', () => {
     expect(stacks.at(-1)!.top).toEqual([100, 150, 210, 610])
   })
 
-  it('stacks by profile, and by cost where unknown costs count as nothing', () => {
+  it('stacks by profile, and by cost counting the calls with no price apart: their cost is unknown, not zero', () => {
     const { timeline, start } = timelineOf([
       { id: 'a', profile: 'explore', tokens: [50] },
       { id: 'b', profile: 'review', tokens: [400] },
@@ -69,11 +69,23 @@ describe('usageStacks', () => {
       ['general', 100],
     ])
     const cost = usageStacks(timeline, 'profile', 'cost', start)
-    expect(cost.stacks.map((stack) => [stack.key, stack.own.at(-1)])).toEqual([
-      ['general', 0.5],
-      ['explore', 0],
-      ['review', 0],
+    expect(cost.stacks.map((stack) => [stack.key, stack.own.at(-1), stack.unpriced, stack.calls])).toEqual([
+      ['general', 0.5, 0, 1],
+      ['explore', 0, 2, 2],
+      ['review', 0, 1, 1],
     ])
+    expect(cost.unpricedModels).toEqual(['local-llama'])
+    // What the plot shows for each band, and for the whole job (some calls priced, some not).
+    const dollars = (value: number) => `$${value.toFixed(2)}`
+    expect(cost.stacks.map((stack) => costLabel(stack.own.at(-1)!, stack.unpriced, stack.calls, dollars))).toEqual([
+      '$0.50',
+      'no price',
+      'no price',
+    ])
+    expect(costLabel(0.5, 3, 4, dollars)).toBe('≥ $0.50')
+    // Tokens know no price.
+    expect(byProfile.unpricedModels).toEqual([])
+    expect(byProfile.stacks.every((stack) => stack.unpriced === 0)).toBe(true)
   })
 
   it('folds the smallest agents into one band past the limit', () => {

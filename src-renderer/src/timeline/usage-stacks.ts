@@ -8,6 +8,10 @@ export interface UsageStack {
   own: number[]
   /** This group's total plus every group drawn below it: the top edge of its band. */
   top: number[]
+  /** Cost only: how many of this group's model calls have no price, so its total is a floor, not the cost. */
+  unpriced: number
+  /** How many model calls this group made. */
+  calls: number
 }
 
 export interface UsageStacks {
@@ -15,6 +19,8 @@ export interface UsageStacks {
   xs: number[]
   /** Bottom band first. */
   stacks: UsageStack[]
+  /** Cost only: the models of the calls with no price, most calls first (none for tokens). */
+  unpricedModels: string[]
 }
 
 /** Past this many groups the smallest share one band, so 2,000 agents still read as a few bands. */
@@ -45,9 +51,18 @@ export function usageStacks(timeline: Timeline, stackBy: StackBy, metric: UsageM
     label: labelOf(timeline, stackBy, key, ranked.length - kept.length),
     own: [],
     top: [],
+    unpriced: 0,
+    calls: 0,
   }))
+  const unpricedCalls = new Map<string, number>()
   for (const point of points) {
-    running[bandOf.get(groupOf(point.agent_id)) ?? other]! += valueOf(point)
+    const band = bandOf.get(groupOf(point.agent_id)) ?? other
+    running[band]! += valueOf(point)
+    stacks[band]!.calls += 1
+    if (metric === 'cost' && point.cost_usd === null) {
+      stacks[band]!.unpriced += 1
+      unpricedCalls.set(point.model, (unpricedCalls.get(point.model) ?? 0) + 1)
+    }
     xs.push((point.ms - startMs) / 1000)
     let sum = 0
     for (let band = 0; band < keys.length; band++) {
@@ -56,7 +71,18 @@ export function usageStacks(timeline: Timeline, stackBy: StackBy, metric: UsageM
       stacks[band]!.top.push(sum)
     }
   }
-  return { xs, stacks }
+  const unpricedModels = [...unpricedCalls.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([model]) => model)
+  return { xs, stacks, unpricedModels }
+}
+
+/**
+ * A cost as the plot shows it: "no price" when none of the calls had one, the known part marked
+ * as a floor ("≥ $0.12") when some had none, never a made-up $0.
+ */
+export function costLabel(known: number, unpriced: number, calls: number, format: (value: number) => string): string {
+  if (unpriced === 0) return format(known)
+  if (unpriced === calls) return 'no price'
+  return `≥ ${format(known)}`
 }
 
 function labelOf(timeline: Timeline, stackBy: StackBy, key: string, others: number): string {
