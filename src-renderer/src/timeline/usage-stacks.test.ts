@@ -69,18 +69,19 @@ describe('usageStacks', () => {
       ['general', 100],
     ])
     const cost = usageStacks(timeline, 'profile', 'cost', start)
+    // The same bands in the same order (so the same colours) as for tokens.
     expect(cost.stacks.map((stack) => [stack.key, stack.own.at(-1), stack.unpriced, stack.calls])).toEqual([
-      ['general', 0.5, 0, 1],
-      ['explore', 0, 2, 2],
       ['review', 0, 1, 1],
+      ['explore', 0, 2, 2],
+      ['general', 0.5, 0, 1],
     ])
     expect(cost.unpricedModels).toEqual(['local-llama'])
     // What the plot shows for each band, and for the whole job (some calls priced, some not).
     const dollars = (value: number) => `$${value.toFixed(2)}`
     expect(cost.stacks.map((stack) => costLabel(stack.own.at(-1)!, stack.unpriced, stack.calls, dollars))).toEqual([
+      'no price',
+      'no price',
       '$0.50',
-      'no price',
-      'no price',
     ])
     expect(costLabel(0.5, 3, 4, dollars)).toBe('≥ $0.50')
     // Tokens know no price.

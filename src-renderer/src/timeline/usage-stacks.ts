@@ -28,7 +28,7 @@ export const maxBands = 8
 export const otherKey = '\u0000other'
 
 /**
- * The job's cumulative tokens (or cost) over time, one band per agent or per profile, biggest at
+ * The job's cumulative tokens (or cost) over time, one band per agent or per profile, most tokens at
  * the bottom: one x per model call. Pure, so the plot's data is tested without a canvas.
  */
 export function usageStacks(timeline: Timeline, stackBy: StackBy, metric: UsageMetric, startMs: number): UsageStacks {
@@ -36,8 +36,10 @@ export function usageStacks(timeline: Timeline, stackBy: StackBy, metric: UsageM
   const groupOf = (agentId: string): string => (stackBy === 'agent' ? agentId : (timeline.lanes[agentId]?.profile ?? '?'))
   const valueOf = (point: (typeof points)[number]): number => (metric === 'tokens' ? point.tokens : (point.cost_usd ?? 0))
 
+  // Bands are ranked by tokens for both metrics, so an agent keeps its place and colour when the
+  // plot switches between tokens and cost.
   const totals = new Map<string, number>()
-  for (const point of points) totals.set(groupOf(point.agent_id), (totals.get(groupOf(point.agent_id)) ?? 0) + valueOf(point))
+  for (const point of points) totals.set(groupOf(point.agent_id), (totals.get(groupOf(point.agent_id)) ?? 0) + point.tokens)
   const ranked = [...totals.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([key]) => key)
   const kept = ranked.length > maxBands ? ranked.slice(0, maxBands - 1) : ranked
   const bandOf = new Map<string, number>(kept.map((key, index) => [key, index]))
