@@ -31,12 +31,15 @@ test('a trace whose header names a folder on this machine opens read-only, witho
 
   opened = await openInArbor(file)
   expect(opened.output()).toContain(`The trace says it was recorded in ${victim}; that folder is not opened.`)
+  // What the user came for: the root's answer, printed and shown.
+  expect(opened.output()).toContain('result:\nRead every module.')
 
   // The page: the job, read-only; the folder named as information; nothing to start.
   const arbor = new ArborPage(page)
   await arbor.open(opened.url)
   await expect(page.getByTestId('job-imported')).toBeVisible()
   await expect(page.getByTestId('job-recorded-in')).toHaveText(`recorded in ${victim}`)
+  await expect(page.getByTestId('job-answer-text')).toHaveText('Read every module.')
   await expect(arbor.nodes.first()).toBeVisible()
   await expect(page.getByTestId('new-job')).toHaveCount(0)
   await expect(page.getByTestId('run-demo')).toHaveCount(0)

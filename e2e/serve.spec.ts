@@ -78,9 +78,16 @@ test('runs the demo: the root and its children appear while it runs, then comple
   await expect(arbor.nodesWithStatus('running').first()).toBeVisible()
   await expect(arbor.jobStatus).toContainText('running')
   await arbor.screenshot('demo-running')
+  // No answer while the root runs.
+  await expect(page.getByTestId('job-answer')).toHaveCount(0)
   await arbor.waitForJobEnd('completed')
   await expect(arbor.nodesWithStatus('completed')).toHaveCount(5)
+  // The root's answer, from the live agent.end, under the toolbar; and the same after a reload (getTree).
+  const answer = page.getByTestId('job-answer-text')
+  await expect(answer).toContainText('Survey finished')
   await arbor.screenshot('demo-completed')
+  await page.reload()
+  await expect(answer).toContainText('Survey finished')
 })
 
 test('pause holds the spawns as ghost nodes and resume releases them', async ({ page }) => {

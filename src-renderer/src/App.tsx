@@ -10,6 +10,7 @@ import { NewJob } from './jobs/NewJob'
 import { NewJobDialog } from './jobs/NewJobDialog'
 import { SettingsPage } from './settings/SettingsPage'
 import { KillConfirm } from './shortcuts/KillConfirm'
+import { JobAnswer } from './controls/JobAnswer'
 import { ShortcutHandler } from './shortcuts/ShortcutHandler'
 import { ShortcutsHelp } from './shortcuts/ShortcutsHelp'
 import { StartScreen } from './start/StartScreen'
@@ -48,6 +49,7 @@ function ProjectView() {
         </nav>
         <main className="centre">
           <JobToolbar />
+          <JobAnswer />
           <KillConfirm />
           <ApprovalsPanel />
           <CentreViews />

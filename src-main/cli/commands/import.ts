@@ -51,18 +51,23 @@ export async function runOpen(file: string | undefined, values: CliValues): Prom
   const { engine, dbFile } = cliEngine(values.db)
   let jobId: string
   let recordedIn: string
+  let answer: string | null
   try {
     const imported = engine.importTrace(trace)
     jobId = imported.job_id
     const skipped = describeSkipped(imported.skipped)
     if (skipped) console.error(`arbor: skipped ${skipped} of the Claude Code session`)
-    recordedIn = (await engine.handlers.getTree({ job_id: jobId })).job.project
+    const tree = await engine.handlers.getTree({ job_id: jobId })
+    recordedIn = tree.job.project
+    answer = tree.answer
   } catch (error) {
     await engine.close()
     throw error
   }
   console.log(`Arbor is showing job ${jobId} from ${trace} (read-only; data: ${dbFile})`)
   console.log(`The trace says it was recorded in ${printable(recordedIn)}; that folder is not opened.`)
+  // What the user came for: the root agent's answer, as `arbor run` prints it.
+  if (answer !== null) console.log(`result:\n${printable(answer)}`)
   return serveUntilStopped(engine, values, jobId)
 }
 

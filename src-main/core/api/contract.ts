@@ -285,8 +285,16 @@ export interface ApiOutputs {
   /**
    * `last_seq`: the newest event the snapshot includes; apply live events after it. `next`: the
    * page to ask for next (a paged snapshot's agents are not all in this reply), or null.
+   * `answer`: what the root agent answered once it ended (store/queries.ts `rootAnswer`), or null.
    */
-  getTree: { job: Job; agents: AgentNode[]; last_seq: number; approvals: PendingApproval[]; next: TreePage | null }
+  getTree: {
+    job: Job
+    agents: AgentNode[]
+    last_seq: number
+    approvals: PendingApproval[]
+    answer: string | null
+    next: TreePage | null
+  }
   getEvents: { events: TraceEvent[] }
   getTimeline: { timeline: Timeline }
   getReplayEvents: { events: TraceEvent[] }

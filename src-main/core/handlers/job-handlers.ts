@@ -9,7 +9,7 @@ import { exportJob, jsonlFormat } from '../store/export'
 import { importTraceFile } from '../import/import-job'
 import { jobOwnersFor } from '../store/job-owners'
 import { otlpFormat } from '../otlp/otlp-json'
-import { getAgent, getAgents, getEvents, lastSeq, listJobs } from '../store/queries'
+import { getAgent, getAgents, getEvents, lastSeq, listJobs, rootAnswer } from '../store/queries'
 import { defaultSettings, type Job } from '../trace/model'
 import { providerSources, requireJob, requireLiveJob, requireProject, type EngineContext } from './context'
 
@@ -59,6 +59,7 @@ export function jobHandlers(context: EngineContext): JobHandlers {
         agents: getAgents(db, job_id),
         last_seq: lastSeq(db, job_id),
         approvals: supervisor.pendingApprovals(job_id).map((approval) => ({ ...approval, job_id })),
+        answer: rootAnswer(db, job_id),
       }
       return treeSnapshots.first(snapshot, limit)
     },

@@ -1,7 +1,7 @@
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { openDatabase, type SqliteDatabase } from './database'
-import { getAgent, getEvents, getJob, getJobEvents, getJobUsage, listJobs } from './queries'
+import { getAgent, getEvents, getJob, getJobEvents, getJobUsage, listJobs, rootAnswer } from './queries'
 import { childId, childUsage, jobId, rootId, rootUsage, sampleJob, sampleJobEvents } from './testing/job-fixture'
 import { useTempDir } from './testing/temp-dir'
 import { TraceWriter } from './trace-writer'
@@ -44,6 +44,37 @@ describe('queries', () => {
     expect(getJobEvents(db, jobId)).toHaveLength(sampleJobEvents().length)
     expect(getAgent(db, 'missing')).toBeUndefined()
     db.close()
+  })
+
+  it("reads the root agent's answer, not a child's: none while the root runs, JSON for a structured result", () => {
+    const db = openDatabase(join(tempDir(), 'arbor.db'))
+    const writer = new TraceWriter(db, { flushDelayMs: 1000 })
+    writer.createJob(sampleJob())
+    const events = sampleJobEvents()
+    const rootEnd = events.findIndex((event) => event.type === 'agent.end' && event.agent_id === rootId)
+    // Until the root ends only a child has answered: the job has no answer yet.
+    for (const event of events.slice(0, rootEnd)) writer.append(event)
+    writer.flush()
+    expect(rootAnswer(db, jobId)).toBeNull()
+    for (const event of events.slice(rootEnd)) writer.append(event)
+    writer.flush()
+    expect(rootAnswer(db, jobId)).toBe('A small project')
+    expect(rootAnswer(db, 'missing')).toBeNull()
+
+    db.close()
+
+    // Another database, the same job with a structured answer.
+    const other = openDatabase(join(tempDir(), 'structured.db'))
+    const otherWriter = new TraceWriter(other, { flushDelayMs: 1000 })
+    otherWriter.createJob(sampleJob())
+    const structured = { status: 'completed', findings: ['a'] }
+    for (const event of sampleJobEvents()) {
+      const isRootEnd = event.type === 'agent.end' && event.agent_id === rootId
+      otherWriter.append(isRootEnd ? ({ ...event, data: { ...event.data, result: structured } } as typeof event) : event)
+    }
+    otherWriter.flush()
+    expect(rootAnswer(other, jobId)).toBe(JSON.stringify(structured, null, 2))
+    other.close()
   })
 
   it('sums usage over agents', () => {

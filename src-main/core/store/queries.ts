@@ -1,4 +1,5 @@
 import type { Statement } from 'better-sqlite3'
+import { answerText } from '../trace/answer'
 import type { TraceEvent } from '../trace/events'
 import type { AgentNode, Job } from '../trace/model'
 import { addCost, addUsage, emptyUsage, type Usage } from '../trace/usage'
@@ -31,6 +32,8 @@ export class TraceQueries {
   private readonly jobEvents: Statement<[string, number, number], EventRow>
   private readonly jobEventsButMessages: Statement<[string, number, number], EventRow>
   private readonly jobLastSeq: Statement<[string], { seq: number | null }>
+  private readonly rootLast: Statement<[string], { type: string; data: string }>
+  private readonly rootEnd: Statement<[string], { type: string; data: string }>
 
   constructor(db: SqliteDatabase) {
     const newestFirst = 'ORDER BY created_at DESC, rowid DESC'
@@ -45,6 +48,10 @@ export class TraceQueries {
       `SELECT ${eventColumns} FROM events WHERE job_id = ? AND seq > ? AND type <> 'message' ORDER BY seq LIMIT ?`,
     )
     this.jobLastSeq = db.prepare('SELECT max(seq) AS seq FROM events WHERE job_id = ?')
+    // The root's agent.end is its last event: the end of its run in events_by_agent, one step.
+    const root = 'SELECT id FROM agents WHERE job_id = ? AND parent_id IS NULL ORDER BY created_seq LIMIT 1'
+    this.rootLast = db.prepare(`SELECT type, data FROM events WHERE agent_id = (${root}) ORDER BY seq DESC LIMIT 1`)
+    this.rootEnd = db.prepare(`SELECT type, data FROM events WHERE agent_id = (${root}) AND type = 'agent.end' ORDER BY seq DESC LIMIT 1`)
   }
 
   /** Jobs, newest first; only one project's when `project` is given. */
@@ -91,6 +98,18 @@ export class TraceQueries {
     return this.jobLastSeq.get(jobId)?.seq ?? 0
   }
 
+  /**
+   * What the job's root agent answered (its agent.end `result`) as text: a string as it is, a
+   * structured result as indented JSON; null while the root runs or when it ended without one.
+   */
+  rootAnswer(jobId: string): string | null {
+    const last = this.rootLast.get(jobId)
+    // An event after the end (a trace written by another tool) costs a scan of the root's events.
+    const row = last?.type === 'agent.end' ? last : last ? this.rootEnd.get(jobId) : undefined
+    if (!row) return null
+    return answerText((JSON.parse(row.data) as { result?: unknown }).result)
+  }
+
   /** Usage and cost summed over a job's agents: the live total while the job runs. */
   getJobUsage(jobId: string): { usage: Usage; cost_usd: number | null } {
     let usage = emptyUsage()
@@ -126,5 +145,6 @@ export const getJobEvents = (db: SqliteDatabase, jobId: string, afterSeq?: numbe
 export const getJobEventsButMessages = (db: SqliteDatabase, jobId: string, afterSeq?: number, limit?: number): TraceEvent[] =>
   queriesFor(db).getJobEventsButMessages(jobId, afterSeq, limit)
 export const lastSeq = (db: SqliteDatabase, jobId: string): number => queriesFor(db).lastSeq(jobId)
+export const rootAnswer = (db: SqliteDatabase, jobId: string): string | null => queriesFor(db).rootAnswer(jobId)
 export const getJobUsage = (db: SqliteDatabase, jobId: string): { usage: Usage; cost_usd: number | null } =>
   queriesFor(db).getJobUsage(jobId)

@@ -9,6 +9,7 @@ export const createJobsSlice: SliceCreator<JobsSlice> = (set, get) => ({
   jobOrder: [],
   jobsLoaded: false,
   selectedJobId: null,
+  answers: {},
 
   async loadJobs() {
     // With no project open there is no job list (the start screen shows); a trace shown then keeps its one job.

@@ -1,3 +1,4 @@
+import { rootAnswersIn } from '@core/trace/answer'
 import { applyAttentionEvents } from './attention-events'
 import { applyInspectorEvents } from './inspector-events'
 import { applyJobEvents } from './jobs-events'
@@ -11,7 +12,9 @@ export const createLiveSlice: SliceCreator<LiveSlice> = (set, get) => ({
     const state = get()
     const jobs = applyJobEvents(state.jobs, events)
     const attention = applyAttentionEvents(state, events)
+    const answers = rootAnswersIn(events)
     set({
+      ...(Object.keys(answers).length === 0 ? {} : { answers: { ...state.answers, ...answers } }),
       jobs: jobs.jobs,
       tree: applyTreeEvents(state.tree, events),
       inspectors: applyInspectorEvents(state.inspectors, events),

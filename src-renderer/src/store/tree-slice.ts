@@ -41,7 +41,8 @@ export const createTreeSlice: SliceCreator<TreeSlice> = (set, get) => {
         set((state) => {
           const jobs = { ...state.jobs, [job.id]: job }
           const jobOrder = state.jobs[job.id] ? state.jobOrder : sortJobIds(jobs)
-          return { tree: finishTreeLoad(loaded, state.tree.pending), jobs, jobOrder }
+          const answers = reply.answer === null ? state.answers : { ...state.answers, [job.id]: reply.answer }
+          return { tree: finishTreeLoad(loaded, state.tree.pending), jobs, jobOrder, answers }
         })
       } catch (error) {
         if (get().tree.jobId !== jobId) return

@@ -20,6 +20,8 @@ export interface JobsSlice {
   jobOrder: string[]
   jobsLoaded: boolean
   selectedJobId: string | null
+  /** What each job's root agent answered, by job id: from getTree, then from live agent.end events. */
+  answers: Record<string, string>
   loadJobs(): Promise<void>
   selectJob(jobId: string | null): void
   startJob(kind: 'demo' | 'scripted', task?: string): Promise<void>
