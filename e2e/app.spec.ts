@@ -65,6 +65,8 @@ test('a new user enters a key, starts a real job, decides its risky command and 
   await page.getByTestId('new-job').click()
   const dialog = page.getByTestId('new-job-dialog')
   await dialog.getByTestId('job-field-task').fill(`${rootMarker}: read the key files, then remove the stale notes file.`)
+  // The form starts on the provider that has a key, with its saved server, not on the scripted one.
+  await expect(dialog.getByTestId('job-field-provider')).toHaveValue('openai_compatible')
   await dialog.getByTestId('job-field-provider').selectOption('openai_compatible')
   await expect(dialog.getByTestId('job-field-base_url')).toHaveValue(`${model.url}/v1`)
   await dialog.getByTestId('job-field-job_token_budget').fill('60000')

@@ -4,8 +4,10 @@ import path from 'node:path'
 import { builtinProfiles } from '../job/profiles'
 import type { ApiHandlers, ProfileList, ProjectInfo } from '../api/contract'
 import { ApiFailure } from '../api/errors'
-import { defaultNewJob } from '../api/job-form'
-import { requireProject, type EngineContext } from './context'
+import { defaultNewJob, keyedProviderIds, type KeyedProviderId, type NewJob } from '../api/job-form'
+import { providerInfo, resolveKey } from '../settings/providers'
+import { lastUsedModel } from '../store/queries'
+import { providerSources, requireProject, type EngineContext } from './context'
 
 type ProjectHandlers = Pick<
   ApiHandlers,
@@ -52,9 +54,30 @@ export function projectHandlers(context: EngineContext): ProjectHandlers {
     getJobDefaults: async () => {
       const project = requireProject(context)
       const saved = context.settings.jobDefaults(project.path)
-      return { job: { ...defaultNewJob(), ...saved, task: '' } }
+      return { job: { ...defaultNewJob(), ...(saved ?? firstJobProvider(context)), task: '' } }
     },
   }
+}
+
+/**
+ * A project's first job form: the provider and models of the last job run in any project, else
+ * the first provider with a key (stored or in the environment) with its saved models; the
+ * scripted one only when there is neither. A base URL comes along for an OpenAI-compatible server
+ * only, as when the form switches provider, so a local URL never carries over to OpenAI.
+ */
+function firstJobProvider(context: EngineContext): Pick<NewJob, 'provider' | 'base_url' | 'model' | 'light_model'> | null {
+  const sources = providerSources(context)
+  const baseUrlFor = (provider: KeyedProviderId, url: string | null) => (provider === 'openai_compatible' ? url : null)
+  const last = lastUsedModel(context.db)
+  const lastProvider = keyedProviderIds.find((id) => id === last?.provider)
+  if (last && lastProvider && last.model) {
+    const url = last.base_url ?? providerInfo(lastProvider, sources).base_url
+    return { provider: lastProvider, base_url: baseUrlFor(lastProvider, url), model: last.model, light_model: last.light_model }
+  }
+  const keyed = keyedProviderIds.find((id) => resolveKey(id, sources).key !== null)
+  if (keyed === undefined) return null
+  const info = providerInfo(keyed, sources)
+  return { provider: keyed, base_url: baseUrlFor(keyed, info.base_url), model: info.model, light_model: info.light_model }
 }
 
 function profileList(context: EngineContext, projectDir: string): ProfileList {

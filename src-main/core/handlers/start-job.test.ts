@@ -4,7 +4,7 @@ import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import type { ApiError } from '../api/contract'
 import { createDispatcher } from '../api/dispatcher'
-import { defaultNewJob, type NewJob } from '../api/job-form'
+import { defaultModels, defaultNewJob, type NewJob } from '../api/job-form'
 import { createEngine, type Engine } from '../engine'
 import type { Environment } from '../providers/connection'
 import { anthropicConversations, startFakeAnthropic } from '../providers/testing/fake-anthropic'
@@ -231,11 +231,35 @@ describe('startJob refuses a bad new-job form field by field, and creates no job
 
     // The form opens with what was used last in this project (the task left empty).
     expect((await rig.engine.handlers.getJobDefaults({})).job).toEqual({ ...job, task: '' })
-    // A project that never ran a job gets the defaults.
+    // A project that never ran a job starts on the provider and models used last, not the scripted one.
     const other = path.join(tempDir(), 'fresh')
     mkdirSync(other)
     await rig.engine.handlers.openProject({ path: other })
-    expect((await rig.engine.handlers.getJobDefaults({})).job).toEqual(defaultNewJob())
+    expect((await rig.engine.handlers.getJobDefaults({})).job).toEqual({
+      ...defaultNewJob(),
+      provider: job.provider,
+      base_url: job.base_url,
+      model: job.model,
+      light_model: job.light_model,
+    })
+  })
+
+  it("a project's first job form: the scripted provider with no key, else the first provider with a key; a demo is no choice", async () => {
+    const project = shopProject(tempDir())
+    const bare = makeEngine({ project })
+    expect((await bare.engine.handlers.getJobDefaults({})).job).toEqual(defaultNewJob())
+    // The scripted demo ran: still nothing chosen.
+    const demo = await bare.engine.handlers.startJob({ kind: 'demo' })
+    await withTimeout(bare.engine.waitForJob(demo.job_id), 30_000, 'the demo to end')
+    expect((await bare.engine.handlers.getJobDefaults({})).job.provider).toBe('scripted')
+    // A key in the environment, then one stored, each picks its provider.
+    const withVariable = makeEngine({ project, env: { ANTHROPIC_API_KEY: 'sk-ant-test-000000' } })
+    expect((await withVariable.engine.handlers.getJobDefaults({})).job).toMatchObject({
+      provider: 'anthropic',
+      model: defaultModels.anthropic.model,
+    })
+    await bare.engine.handlers.setProviderKey({ provider: 'openai', key: 'sk-test-0000000000' })
+    expect((await bare.engine.handlers.getJobDefaults({})).job.provider).toBe('openai')
   })
 
   it('records the sandbox, network and guard settings in the job header; the next form remembers the network, never the sandbox opt-out', async () => {

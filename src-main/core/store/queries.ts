@@ -146,5 +146,24 @@ export const getJobEventsButMessages = (db: SqliteDatabase, jobId: string, after
   queriesFor(db).getJobEventsButMessages(jobId, afterSeq, limit)
 export const lastSeq = (db: SqliteDatabase, jobId: string): number => queriesFor(db).lastSeq(jobId)
 export const rootAnswer = (db: SqliteDatabase, jobId: string): string | null => queriesFor(db).rootAnswer(jobId)
+/**
+ * The provider and models of the newest job the user ran here with a real model (not an imported
+ * one, not the scripted demo), or null: what a new project's first job form starts on.
+ */
+export function lastUsedModel(
+  db: SqliteDatabase,
+): { provider: string; base_url: string | null; model: string | null; light_model: string | null } | null {
+  const row = db
+    .prepare<[], { provider: string; base_url: string | null; model: string | null; light_model: string | null }>(
+      `SELECT json_extract(settings, '$.provider') AS provider, json_extract(settings, '$.base_url') AS base_url,
+              json_extract(settings, '$.model') AS model,
+              json_extract(settings, '$.light_model') AS light_model
+       FROM jobs WHERE imported = 0 AND json_extract(settings, '$.provider') <> 'scripted'
+       ORDER BY created_at DESC, rowid DESC LIMIT 1`,
+    )
+    .get()
+  return row ?? null
+}
+
 export const getJobUsage = (db: SqliteDatabase, jobId: string): { usage: Usage; cost_usd: number | null } =>
   queriesFor(db).getJobUsage(jobId)
