@@ -50,6 +50,10 @@ test('a new user enters a key, starts a real job, decides its risky command and 
   await card.getByTestId('base-url-openai_compatible').fill(`${model.url}/v1`)
   await card.getByTestId('provider-save-openai_compatible').click()
   await card.getByTestId('key-input-openai_compatible').fill(secret)
+  // Test connection tests what the form shows: the key typed, before it is saved.
+  await card.getByTestId('test-connection-openai_compatible').click()
+  await expect(card.getByTestId('connection-result-openai_compatible')).toHaveAttribute('data-ok', 'true')
+  expect(model.requests.at(-1)?.headers.authorization).toBe(`Bearer ${secret}`)
   await card.getByTestId('key-save-openai_compatible').click()
   await expect(card).toContainText(secret.slice(-4))
   await expect(card.getByTestId('key-input-openai_compatible')).toHaveValue('')
@@ -159,8 +163,11 @@ test('a new user enters a key, starts a real job, decides its risky command and 
   expect(await page.evaluate('JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage })')).not.toContain(secret)
   expect(traffic.received.length).toBeGreaterThan(10)
   expect(traffic.received.filter((entry) => entry.includes(secret))).toEqual([])
-  // It went one way, once: the page sent it to be stored.
-  expect(traffic.sent.filter((entry) => entry.includes(secret)).map((entry) => JSON.parse(entry).method)).toEqual(['setProviderKey'])
+  // It went one way, twice: the page sent it to be tested as typed, then to be stored.
+  expect(traffic.sent.filter((entry) => entry.includes(secret)).map((entry) => JSON.parse(entry).method)).toEqual([
+    'testConnection',
+    'setProviderKey',
+  ])
   expect(readFileSync(await jsonl.path(), 'utf8')).not.toContain(secret)
   // The key reached the model server, and only it.
   expect(model.requests.some((request) => JSON.stringify(request.headers).includes(secret))).toBe(true)

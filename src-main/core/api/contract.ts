@@ -99,11 +99,13 @@ export const apiContract = {
     })
     .strict(),
   /** One tiny real request with the provider's saved settings (or the given base URL and model). */
+  /** `key`: one typed in the form and not saved, used for this request only and never stored. */
   testConnection: z
     .object({
       provider: z.enum(keyedProviderIds),
       base_url: newJobSchema.shape.base_url.optional(),
       model: newJobSchema.shape.model.optional(),
+      key: z.string().trim().min(8, 'too short for an API key').max(1000).optional(),
     })
     .strict(),
   setPrice: z

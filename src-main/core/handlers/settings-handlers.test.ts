@@ -246,6 +246,29 @@ describe('testConnection', () => {
     expect(server.requests[0]?.headers.authorization).toBe(`Bearer ${openaiKey}`)
   })
 
+  it('a key typed and not saved is the one tested, sent to the URL the form shows, never stored or echoed back', async () => {
+    const { engine } = makeEngine()
+    await engine.handlers.setProviderKey({ provider: 'openai', key: openaiKey })
+    const typed = 'sk-typed-but-not-saved-0000000000000000'
+    const server = await fakeOpenAI(openaiErrors.auth(`Incorrect API key provided: ${typed}.`), { text: 'pong' })
+    // Not the saved URL: with the saved key that is refused; with the typed one it is the user's own pairing.
+    const url = `${server.url}/v1`
+    const refused = await engine.handlers.testConnection({ provider: 'openai', base_url: url, model: 'gpt-4o-mini' })
+    expect(refused).toMatchObject({ ok: false, message: expect.stringContaining('only to the base URL in Settings') })
+    expect(server.requests).toHaveLength(0)
+
+    const failed = await engine.handlers.testConnection({ provider: 'openai', base_url: url, model: 'gpt-4o-mini', key: typed })
+    expect(failed).toMatchObject({ ok: false, status: 401 })
+    expect(JSON.stringify(failed)).not.toContain(typed)
+    expect(server.requests[0]?.headers.authorization).toBe(`Bearer ${typed}`)
+    const passed = await engine.handlers.testConnection({ provider: 'openai', base_url: url, model: 'gpt-4o-mini', key: typed })
+    expect(passed).toMatchObject({ ok: true, answer: 'pong' })
+    // The stored key is still the saved one.
+    expect((await engine.handlers.getSettings({})).providers.find((provider) => provider.id === 'openai')?.key.last4).toBe(
+      openaiKey.slice(-4),
+    )
+  })
+
   it('a server error is reported once, not retried', async () => {
     const { engine } = makeEngine()
     const server = await fakeOpenAI(openaiErrors.server(), openaiErrors.server())

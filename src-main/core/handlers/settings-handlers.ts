@@ -1,7 +1,7 @@
 import type { ApiHandlers, PriceRow } from '../api/contract'
 import { ApiFailure } from '../api/errors'
 import { defaultPrices } from '../providers/pricing'
-import { allProviderInfo, keyDestinationError, keyInfo, providerInfo, resolveConnectionFor } from '../settings/providers'
+import { allProviderInfo, connectionWithKey, keyDestinationError, keyInfo, providerInfo, resolveConnectionFor } from '../settings/providers'
 import { knownSecrets } from '../settings/known-secrets'
 import { testConnection } from '../settings/test-connection'
 import type { AppSettings } from '../store/app-settings'
@@ -37,8 +37,14 @@ export function settingsHandlers(context: EngineContext): SettingsHandlers {
       context.settings.saveProviderSettings({ provider, base_url, model, light_model })
       return { provider: providerInfo(provider, sources()) }
     },
-    testConnection: async ({ provider, base_url, model }) => {
+    testConnection: async ({ provider, base_url, model, key }) => {
       const info = providerInfo(provider, sources())
+      // A key typed in the form goes to the URL the form shows, for this one request: the user
+      // put the two side by side. It is taken out of the answer like every known key.
+      if (key !== undefined) {
+        const connection = connectionWithKey(provider, base_url, key, sources())
+        return testConnection(provider, model ?? info.model, connection, { secrets: [...knownSecrets(context), key] })
+      }
       const refused = keyDestinationError(provider, base_url, sources())
       if (refused) return { ok: false, latency_ms: 0, status: null, message: refused }
       const connection = resolveConnectionFor(provider, base_url ?? null, sources())

@@ -83,7 +83,7 @@ export function resolveConnectionFor(
   const info = providerInfo(provider, sources)
   const baseUrl = jobBaseUrl?.trim() || info.base_url
   const { key } = resolveKey(provider, sources)
-  if (key) return { api_key: key, base_url: baseUrl === info.default_base_url && info.base_url_source === 'default' ? null : baseUrl }
+  if (key) return connectionWithKey(provider, jobBaseUrl, key, sources)
   if (baseUrl && isLocalURL(baseUrl)) return { api_key: localPlaceholderKey, base_url: baseUrl }
   const variable = providerEnvironment[provider].key
   return {
@@ -103,6 +103,21 @@ const sameUrl = (a: string, b: string): boolean => a.trim().replace(/\/+$/, '') 
  * a key there is nothing to leak, so any URL is fine. The CLI's `--base-url` is the user's own
  * command line and is not checked.
  */
+/**
+ * What a request with this very key connects to: the given base URL, else the provider's (null
+ * for the public API's default). For a key the user typed and has not saved (Test connection).
+ */
+export function connectionWithKey(
+  provider: KeyedProviderId,
+  baseUrl: string | null | undefined,
+  key: string,
+  sources: ProviderSources,
+): ResolvedConnection {
+  const info = providerInfo(provider, sources)
+  const url = baseUrl?.trim() || info.base_url
+  return { api_key: key, base_url: url === info.default_base_url && info.base_url_source === 'default' ? null : url }
+}
+
 export function keyDestinationError(
   provider: KeyedProviderId,
   baseUrl: string | null | undefined,

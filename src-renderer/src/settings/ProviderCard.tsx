@@ -117,7 +117,7 @@ export function ProviderCard(props: { info: ProviderInfo; storage: KeyStorageInf
     }
   }
 
-  /** Tests what the form shows (saved or not); the key is the saved one. */
+  /** Tests what the form shows, saved or not: a key typed and not saved is sent for this one request. */
   const testConnection = async () => {
     const checked = providerConfigInput(info.id, draft)
     if (!checked.ok && (checked.errors.base_url || checked.errors.model)) {
@@ -129,7 +129,15 @@ export function ProviderCard(props: { info: ProviderInfo; storage: KeyStorageInf
     try {
       const baseUrl = draft.base_url.trim()
       const model = draft.model.trim()
-      setTest(await api().testConnection({ provider: info.id, ...(baseUrl ? { base_url: baseUrl } : {}), ...(model ? { model } : {}) }))
+      const key = keyRef.current?.value.trim() ?? ''
+      setTest(
+        await api().testConnection({
+          provider: info.id,
+          ...(baseUrl ? { base_url: baseUrl } : {}),
+          ...(model ? { model } : {}),
+          ...(key ? { key } : {}),
+        }),
+      )
     } catch (error) {
       setTest({ ok: false, latency_ms: 0, status: null, message: errorText(error) })
     } finally {
