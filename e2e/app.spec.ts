@@ -5,6 +5,7 @@ import WebSocket from 'ws'
 import type { FakeServer } from '../src-main/core/providers/testing/fake-http'
 import type { FakeOpenAIResponse } from '../src-main/core/providers/testing/fake-openai'
 import { ArborPage } from './page-models/arbor-page'
+import { apiClient } from './support/api-client'
 import { projectRule, startArborServer, type ArborServer } from './support/arbor-server'
 import { riskyCommand, rootAnswer, rootMarker, startFakeModel } from './support/fake-model'
 
@@ -207,6 +208,21 @@ test('new-job validation: each bad field gets its error, an unpriced cost budget
   await expect(dialog.getByTestId('job-error-task')).toHaveCount(0)
   await expect(page.getByTestId('job-item')).toHaveCount(0)
   await arbor.screenshot('new-job-unpriced')
+
+  // A saved key goes only to its saved base URL: the server refuses the job's own, beside the
+  // field, and the footer points at it; fixing the field clears both.
+  const client = await apiClient(server)
+  await client.ask('setProviderConfig', { provider: 'openai_compatible', base_url: 'http://127.0.0.1:8/v1', model: 'm', light_model: null })
+  await client.ask('setProviderKey', { provider: 'openai_compatible', key: 'sk-e2e-saved-key-000000' })
+  client.close()
+  await fill({ job_cost_budget: '', base_url: 'http://127.0.0.1:9/v1' })
+  await dialog.getByTestId('start-job').click()
+  await expect(dialog.getByTestId('job-error-base_url')).toContainText('only to the base URL in Settings')
+  await expect(dialog.getByTestId('job-error-form')).toHaveText('The job was not started: one field needs attention.')
+  await fill({ base_url: 'http://127.0.0.1:8/v1' })
+  await expect(dialog.getByTestId('job-error-base_url')).toHaveCount(0)
+  await expect(dialog.getByTestId('job-error-form')).toHaveCount(0)
+  await expect(page.getByTestId('job-item')).toHaveCount(0)
 })
 
 test('sandbox and spawn guards: the no-sandbox gate, the badges on the running job, and what the next form remembers', async ({ page }) => {

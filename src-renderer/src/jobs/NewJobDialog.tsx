@@ -14,6 +14,7 @@ import { priceTable } from '../settings/price-table'
 import {
   awaitsSandboxConfirmation,
   dropStaleErrors,
+  footerMessage,
   firstErrorField,
   hasErrors,
   serverErrors,
@@ -42,7 +43,8 @@ function NewJobDialogBody() {
   const edited = useRef(new Set<FormField>())
   const [submitted, setSubmitted] = useState(false)
   const [server, setServer] = useState<FieldErrors>({})
-  const [formMessage, setFormMessage] = useState<string | null>(null)
+  // What of the server's refusal has no field of its own; the footer's pointer follows `server`.
+  const [refusalNote, setRefusalNote] = useState<string | null>(null)
   const [busy, setBusy] = useState(false)
   const dialogRef = useRef<HTMLDivElement>(null)
   /** The field to focus again when the settings page (opened from a field) closes. */
@@ -86,7 +88,7 @@ function NewJobDialogBody() {
   const submit = async () => {
     if (!form || !validation || busy) return
     setSubmitted(true)
-    setFormMessage(null)
+    setRefusalNote(null)
     const errors = { ...validation.errors, ...server }
     if (!validation.job || hasErrors(errors)) {
       focusField(firstErrorField(errors))
@@ -98,7 +100,7 @@ function NewJobDialogBody() {
     } catch (error) {
       const refused = serverErrors(error)
       setServer(refused.fields)
-      setFormMessage(refused.message)
+      setRefusalNote(refused.note)
       setBusy(false)
       focusField(firstErrorField(refused.fields))
     }
@@ -134,6 +136,7 @@ function NewJobDialogBody() {
   const errorOf = (field: FormField): string | undefined =>
     server[field] ?? (submitted || touched.has(field) ? validation?.errors[field] : undefined)
 
+  const formMessage = footerMessage(server, refusalNote)
   const fields = form && jobFields({ form, id, errorOf, update, markTouched, openSettings })
   const gated = !!form && awaitsSandboxConfirmation(form)
 
@@ -192,7 +195,7 @@ function NewJobDialogBody() {
         )}
 
         <footer className="modal__footer">
-          {formMessage ? (
+          {formMessage !== null ? (
             <div className="form-error form-error--banner" role="alert" data-testid="job-error-form">
               {formMessage}
             </div>

@@ -13,6 +13,7 @@ import {
   groupProfiles,
   inputFromForm,
   numberFromText,
+  footerMessage,
   serverErrors,
   unpricedModels,
   validateNewJob,
@@ -272,15 +273,29 @@ describe('server errors', () => {
     expect(serverErrors(error)).toEqual({
       fields: { provider: 'OpenAI has no API key: enter one in Settings ▸ Providers' },
       message: 'The job was not started: one field needs attention.',
+      note: null,
     })
+  })
+
+  it('the footer points only at field messages still shown: none once the field is fixed', () => {
+    const { fields, note } = serverErrors(refused('bad', { base_url: 'key goes elsewhere', model: 'unknown', form: 'try again' }))
+    expect(footerMessage(fields, note)).toBe('The job was not started: 2 fields need attention. try again')
+    const fixed = dropStaleErrors(fields, 'base_url')
+    expect(footerMessage(fixed, note)).toBe('The job was not started: one field needs attention. try again')
+    expect(footerMessage(dropStaleErrors(fixed, 'model'), null)).toBeNull()
   })
 
   it('keeps the server’s text for fields the form does not have and for errors without fields', () => {
     expect(serverErrors(refused('bad', { form: 'no project open', task: 'describe the task' }))).toEqual({
       fields: { task: 'describe the task' },
       message: 'The job was not started: one field needs attention. no project open',
+      note: 'no project open',
     })
-    expect(serverErrors(new Error('open a project folder first'))).toEqual({ fields: {}, message: 'open a project folder first' })
+    expect(serverErrors(new Error('open a project folder first'))).toEqual({
+      fields: {},
+      message: 'open a project folder first',
+      note: 'open a project folder first',
+    })
   })
 
   it('drops the server errors a change makes stale', () => {

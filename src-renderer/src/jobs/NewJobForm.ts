@@ -224,18 +224,27 @@ export function dropStaleErrors(errors: FieldErrors, changed: FormField): FieldE
  * text repeats them); a field the form does not have, or an error without fields, is shown as
  * the server's text.
  */
-export function serverErrors(error: unknown): { fields: FieldErrors; message: string | null } {
+export function serverErrors(error: unknown): { fields: FieldErrors; message: string | null; note: string | null } {
   const raw = errorFields(error)
-  if (!raw || Object.keys(raw).length === 0) return { fields: {}, message: errorText(error) }
+  if (!raw || Object.keys(raw).length === 0) return { fields: {}, message: errorText(error), note: errorText(error) }
   const fields: FieldErrors = {}
   const elsewhere: string[] = []
   for (const [field, message] of Object.entries(raw)) {
     if (isFormField(field)) fields[field] = message
     else elsewhere.push(field === 'form' ? message : `${field}: ${message}`)
   }
-  const count = Object.keys(fields).length
+  const note = elsewhere.length > 0 ? elsewhere.join(' ') : null
+  return { fields, message: footerMessage(fields, note), note }
+}
+
+/**
+ * The footer's line for the server's refusal as it stands now: a pointer at the field messages
+ * still shown (none once each is fixed), then what has no field of its own.
+ */
+export function footerMessage(fields: FieldErrors, note: string | null): string | null {
+  const count = Object.values(fields).filter(Boolean).length
   const pointer = count > 0 ? `The job was not started: ${count === 1 ? 'one field needs' : `${count} fields need`} attention.` : null
-  return { fields, message: elsewhere.length > 0 ? [pointer, ...elsewhere].filter(Boolean).join(' ') : pointer }
+  return [pointer, note].filter(Boolean).join(' ') || null
 }
 
 /** Profiles grouped for the select: built-ins first, then the project's own. */
