@@ -152,6 +152,12 @@ test('drags a node onto the inspector dock to see its trace', async ({ page }) =
   await expect(inspector).toBeVisible()
   await expect(inspector.locator('[data-testid="inspector-event"][data-type="tool.call"]').first()).toBeVisible()
   await expect(inspector.locator('[data-testid="inspector-event"][data-type="agent.end"]')).toHaveCount(1)
+  // The header shows the label once, then the prompt under it.
+  const label = (await inspector.locator('.inspector__label').textContent()) ?? ''
+  expect(label.length).toBeGreaterThan(0)
+  const task = (await inspector.getByTestId('inspector-task').textContent()) ?? ''
+  expect(task.length).toBeGreaterThan(label.length)
+  expect(task.startsWith(`${label}\n`)).toBe(false)
   await arbor.screenshot('inspector')
 })
 

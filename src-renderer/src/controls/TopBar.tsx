@@ -33,10 +33,16 @@ export function TopBar() {
         <button
           className={`pill${allPaused ? ' warn' : ''}`}
           data-testid="global-pause"
-          title={allPaused ? 'Spawning is paused for all jobs; click to resume' : 'Pause spawning for all jobs'}
+          data-paused={allPaused ? 'true' : 'false'}
+          title={
+            allPaused
+              ? 'No job spawns new subagents until resumed'
+              : "Hold every job's new subagents (each job's toolbar also has its own Pause spawning)"
+          }
           onClick={() => void useArbor.getState().setAllPaused(!allPaused)}
         >
-          {allPaused ? '‖ All spawning paused' : '● Spawning on'}
+          {/* It names what a click does, for every job: a job paused on its own never makes it read "on". */}
+          {allPaused ? '‖ Spawning paused in all jobs · Resume' : 'Pause spawning in all jobs'}
         </button>
       )}
       <button

@@ -5,6 +5,7 @@ import { useShallow } from 'zustand/react/shallow'
 import { StatusIcon } from '../graph/StatusIcon'
 import { useArbor, type ArborState } from '../store'
 import { formatCost, formatTokens, shortId } from '../util/format'
+import { taskBody } from './task-body'
 import { projectInstructionsOf, projectInstructionsText } from './describe-event'
 import { EventRow } from './EventRow'
 
@@ -119,8 +120,8 @@ export function Inspector({ agentId }: { agentId: string }) {
         </button>
       </header>
       {agent?.task && (
-        <div className="inspector__task" title={agent.task}>
-          {agent.task}
+        <div className="inspector__task" data-testid="inspector-task" title={agent.task}>
+          {taskBody(agent.label, agent.task)}
         </div>
       )}
       {instructions && (
