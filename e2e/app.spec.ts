@@ -390,3 +390,19 @@ test('the price table: add a model and edit it; the new-job form then knows its 
   await dialog.getByTestId('job-field-job_cost_budget').blur()
   await expect(dialog.getByTestId('job-unpriced-model')).toBeVisible()
 })
+
+test('Escape closes Settings even after the button that had the focus became disabled', async ({ page }) => {
+  server = await startArborServer()
+  const arbor = new ArborPage(page)
+  await arbor.open(server.url)
+  await page.getByTestId('open-settings').click()
+  const card = page.getByTestId('provider-openai')
+  await card.getByTestId('key-input-openai').fill('sk-e2e-escape-000000000')
+  await card.getByTestId('key-save-openai').click()
+  await expect(card).toContainText('0000')
+  // The save button is disabled once the key is saved: the focus it held is gone from the page.
+  await expect(card.getByTestId('key-save-openai')).toBeDisabled()
+  expect(await page.evaluate(() => document.activeElement === document.body)).toBe(true)
+  await page.keyboard.press('Escape')
+  await expect(page.getByTestId('settings')).toHaveCount(0)
+})

@@ -50,14 +50,21 @@ function SettingsBody() {
 
   const close = () => useArbor.getState().closeSettings()
 
-  const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
-    if (event.key === 'Escape') {
+  // Escape is heard on the window: a button that just became disabled drops the focus to the
+  // body, outside this page, and Escape must still close it. A field that handles Escape itself
+  // stops it first.
+  useEffect(() => {
+    const onEscape = (event: globalThis.KeyboardEvent) => {
+      if (event.key !== 'Escape' || event.defaultPrevented) return
       event.preventDefault()
-      event.stopPropagation()
-      close()
-    } else if (event.key === 'Tab') {
-      trapTab(event.nativeEvent, rootRef.current)
+      useArbor.getState().closeSettings()
     }
+    window.addEventListener('keydown', onEscape)
+    return () => window.removeEventListener('keydown', onEscape)
+  }, [])
+
+  const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
+    if (event.key === 'Tab') trapTab(event.nativeEvent, rootRef.current)
   }
 
   const scrollTo = (section: SectionId) => {
@@ -94,7 +101,7 @@ function SettingsBody() {
         <h1 className="settings__title" id="settings-title">
           Settings
         </h1>
-        <span className="settings__header-note">Saved as you go, for every project</span>
+        <span className="settings__header-note">Each card saves with its own button; settings apply to every project</span>
         <span className="settings__spacer" />
         {newJobOpen && (
           <button type="button" className="button" data-testid="settings-back-to-job" onClick={close}>
