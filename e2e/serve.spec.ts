@@ -85,6 +85,15 @@ test('runs the demo: the root and its children appear while it runs, then comple
   // The root's answer, from the live agent.end, under the toolbar; and the same after a reload (getTree).
   const answer = page.getByTestId('job-answer-text')
   await expect(answer).toContainText('Survey finished')
+  // A tree shorter than the pane is drawn from the top, after the fit (f) too: no empty band above the root.
+  await page.keyboard.press('f')
+  await expect
+    .poll(async () => {
+      const pane = await page.locator('.react-flow').boundingBox()
+      const root = await arbor.root.boundingBox()
+      return pane && root ? root.y - pane.y : Infinity
+    })
+    .toBeLessThan(80)
   await arbor.screenshot('demo-completed')
   await page.reload()
   await expect(answer).toContainText('Survey finished')

@@ -1,10 +1,10 @@
-import { getViewportForBounds, useReactFlow, useStore, type ReactFlowState, type Rect } from '@xyflow/react'
+import { useReactFlow, useStore, type ReactFlowState, type Rect } from '@xyflow/react'
 import { useEffect, useRef, type MutableRefObject } from 'react'
+import { fit, fitViewport } from './fit-viewport'
 
 const selectPaneWidth = (state: ReactFlowState) => state.width
 const selectPaneHeight = (state: ReactFlowState) => state.height
 const selectMinZoom = (state: ReactFlowState) => state.minZoom
-export const fit = { padding: 0.12, maxZoom: 1, duration: 200 }
 
 /** What a fit was made for: a change of any part makes the next one due. */
 export const fitKey = (count: number, jobId: string | null, width: number): string => `${jobId}:${count}:${width}`
@@ -42,8 +42,7 @@ export function FitOnGrowth({
     fitted.current = fitKey(count, jobId, width)
     if (!changed) return
     // Bounds, height and zoom limit of this same render: read when a fit is due, not watched.
-    const viewport = getViewportForBounds(bounds, width, height, minZoom, fit.maxZoom, fit.padding)
-    void setViewport(viewport, { duration: first ? 0 : fit.duration })
+    void setViewport(fitViewport(bounds, width, height, minZoom), { duration: first ? 0 : fit.duration })
   }, [count, jobId, width, setViewport, fitted])
   return null
 }
