@@ -402,7 +402,7 @@ test('Escape closes Settings even after the button that had the focus became dis
   await expect(card).toContainText('0000')
   // The save button is disabled once the key is saved: the focus it held is gone from the page.
   await expect(card.getByTestId('key-save-openai')).toBeDisabled()
-  expect(await page.evaluate(() => document.activeElement === document.body)).toBe(true)
+  expect(await page.evaluate('document.activeElement === document.body')).toBe(true)
   await page.keyboard.press('Escape')
   await expect(page.getByTestId('settings')).toHaveCount(0)
 })
