@@ -1,12 +1,12 @@
 import { expect, test, type CDPSession, type Page } from '@playwright/test'
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
-import WebSocket from 'ws'
 import { defaultNewJob, type NewJob } from '../src-main/core/api/job-form'
 import type { ConversationScript, FakeServer } from '../src-main/core/providers/testing/fake-http'
 import { openaiConversations, startFakeOpenAI, type FakeOpenAIResponse } from '../src-main/core/providers/testing/fake-openai'
 import { childLabel, defaultLoadShape } from '../src-main/core/testing/load-job'
 import { ArborPage } from './page-models/arbor-page'
+import { apiClient } from './support/api-client'
 import { startArborServer, type ArborServer } from './support/arbor-server'
 
 // The UI under the load of src-main/core/supervisor/load.test.ts: the real `arbor serve` runs a
@@ -46,22 +46,7 @@ function loadModel(): Promise<FakeServer<FakeOpenAIResponse>> {
 
 /** Saves the provider's base URL (the key comes from the server's environment) and starts the job, as the UI would. */
 async function startLoadJob(arbor: ArborServer, baseUrl: string): Promise<string> {
-  const socket = new WebSocket(`${arbor.origin.replace('http', 'ws')}/ws?token=${arbor.token}`)
-  await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject))
-  let nextId = 0
-  const ask = (method: string, input: unknown) =>
-    new Promise<unknown>((resolve, reject) => {
-      const id = ++nextId
-      const onMessage = (data: WebSocket.RawData): void => {
-        const frame = JSON.parse(String(data)) as { id?: number; result?: { ok: boolean; value?: unknown; error?: { message: string } } }
-        if (frame.id !== id || !frame.result) return
-        socket.off('message', onMessage)
-        if (frame.result.ok) resolve(frame.result.value)
-        else reject(new Error(`${method}: ${frame.result.error?.message}`))
-      }
-      socket.on('message', onMessage)
-      socket.send(JSON.stringify({ id, method, input }))
-    })
+  const client = await apiClient(arbor)
   const job: NewJob = {
     ...defaultNewJob(),
     task: `${rootMarker}: delegate ${shape.agents} listings.`,
@@ -73,9 +58,9 @@ async function startLoadJob(arbor: ArborServer, baseUrl: string): Promise<string
     max_spawns_per_turn: 0,
     max_spawns_per_minute: 0,
   }
-  await ask('setProviderConfig', { provider: 'openai', base_url: baseUrl, model: job.model, light_model: null })
-  const { job_id: jobId } = (await ask('startJob', { kind: 'agent', job })) as { job_id: string }
-  socket.close()
+  await client.ask('setProviderConfig', { provider: 'openai', base_url: baseUrl, model: job.model, light_model: null })
+  const { job_id: jobId } = await client.ask<{ job_id: string }>('startJob', { kind: 'agent', job })
+  client.close()
   return jobId
 }
 

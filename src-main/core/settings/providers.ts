@@ -94,18 +94,10 @@ export function resolveConnectionFor(
   }
 }
 
-const sameUrl = (a: string, b: string): boolean => a.trim().replace(/\/+$/, '') === b.trim().replace(/\/+$/, '')
-
-/**
- * A request from the UI (a job's or a connection test's base URL) may not send a provider's key
- * anywhere but to the base URL configured for it in settings or the environment: otherwise a
- * page that can call the API could ask for the key to be sent to a server of its own. Without
- * a key there is nothing to leak, so any URL is fine. The CLI's `--base-url` is the user's own
- * command line and is not checked.
- */
 /**
  * What a request with this very key connects to: the given base URL, else the provider's (null
- * for the public API's default). For a key the user typed and has not saved (Test connection).
+ * for the public API's default). For the key resolveConnectionFor found, and for one the user
+ * typed and has not saved (Test connection).
  */
 export function connectionWithKey(
   provider: KeyedProviderId,
@@ -118,6 +110,15 @@ export function connectionWithKey(
   return { api_key: key, base_url: url === info.default_base_url && info.base_url_source === 'default' ? null : url }
 }
 
+const sameUrl = (a: string, b: string): boolean => a.trim().replace(/\/+$/, '') === b.trim().replace(/\/+$/, '')
+
+/**
+ * A request from the UI (a job's or a connection test's base URL) may not send a provider's key
+ * anywhere but to the base URL configured for it in settings or the environment: otherwise a
+ * page that can call the API could ask for the key to be sent to a server of its own. Without
+ * a key there is nothing to leak, so any URL is fine. The CLI's `--base-url` is the user's own
+ * command line and is not checked.
+ */
 export function keyDestinationError(
   provider: KeyedProviderId,
   baseUrl: string | null | undefined,

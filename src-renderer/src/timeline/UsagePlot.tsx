@@ -36,9 +36,11 @@ export function UsagePlot() {
     () => (view.model ? usageStacks(view.model, stackBy, metric, view.model.start_ms ?? 0) : null),
     [view.model, revision, stackBy, metric],
   )
+  const sum = (field: 'unpriced' | 'calls') => (stacks?.stacks ?? []).reduce((all, band) => all + band[field], 0)
+  const calls = sum('calls')
+  const unpricedCalls = sum('unpriced')
   // No call had a price: there is no cost to draw, and an axis at $0 would make one up.
-  const noPrice =
-    metric === 'cost' && stacks !== null && stacks.stacks.length > 0 && stacks.stacks.every((band) => band.unpriced === band.calls)
+  const noPrice = metric === 'cost' && calls > 0 && unpricedCalls === calls
 
   useLayoutEffect(() => {
     const element = host.current
@@ -111,7 +113,6 @@ export function UsagePlot() {
 
   if (!view.model) return null
   const total = stacks?.stacks.at(-1)?.top.at(-1) ?? 0
-  const sum = (field: 'unpriced' | 'calls') => (stacks?.stacks ?? []).reduce((all, band) => all + band[field], 0)
   // A call with no price has no cost: shown as such, never as $0.
   const shown = (value: number, unpriced: number, calls: number) =>
     metric === 'tokens' ? formatTokens(value) : costLabel(value, unpriced, calls, formatCost)
@@ -128,7 +129,7 @@ export function UsagePlot() {
         <div className="usage-plot__title">
           {metric === 'tokens' ? 'Tokens' : 'Cost'}{' '}
           <span className="usage-plot__total" data-testid="plot-total">
-            {shown(total, sum('unpriced'), sum('calls'))}
+            {shown(total, unpricedCalls, calls)}
           </span>
         </div>
         {unpricedModel !== undefined && (
