@@ -257,4 +257,8 @@ test('Kill job asks first, as a node Kill and the k shortcut do: Cancel keeps th
   await page.getByTestId('kill-confirm-yes').click()
   await expect(arbor.root).toHaveAttribute('data-status', 'killed')
   await expect(page.getByTestId('kill-job')).toHaveCount(0)
+  // The job the user killed is called killed, in the toolbar and in the job list, not "cancelled".
+  await expect(page.getByTestId('job-status')).toHaveText('killed')
+  await expect(page.locator('.job-item.selected .job-badge')).toHaveText('killed')
+  await arbor.screenshot('killed-job')
 })

@@ -55,6 +55,8 @@ describe.each(['run', 'serve'] as const)('arbor %s stopped mid-job', (command) =
     expect(exit.code).toBe(command === 'run' ? stopSignals[signal] : 0)
     const statuses = storedStatuses(stuck.dbFile)
     expect(statuses.job).toBe('cancelled')
+    // Its tree's last line names the job as what happened to it: the user killed it.
+    if (command === 'run') expect(stuck.output()).toMatch(/^job job_\S+ killed$/m)
     expect(statuses.agents).toHaveLength(4)
     expect(statuses.agents.filter((status) => status === 'running' || status === 'queued' || status === 'held')).toEqual([])
   })

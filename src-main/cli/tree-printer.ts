@@ -1,5 +1,6 @@
 import type { ApiNotification } from '../core/api/contract'
 import type { EventData, TraceEvent } from '../core/trace/events'
+import { jobOutcome } from '../core/trace/statuses'
 
 /** Prints the tree as it grows: one line per agent start, spawn decision and end. */
 export function printTree(write: (line: string) => void): (notification: ApiNotification) => void {
@@ -40,7 +41,7 @@ export function printTree(write: (line: string) => void): (notification: ApiNoti
           line(event, depth, `! ${event.agent_id ? (labels.get(event.agent_id) ?? 'agent') : 'job'}: ${errorText(event.data)}`)
           break
         case 'job.end':
-          write(`job ${event.job_id} ${event.data.status}`)
+          write(`job ${event.job_id} ${jobOutcome(event.data.status, event.data.reason)}`)
           break
         default:
           break

@@ -597,7 +597,10 @@ describe('approvals', () => {
     expect(readFileSync(path.join(project, 'notes.txt'), 'utf8')).toBe('keep me\n')
     const after = await rig.engine.handlers.listJobs({})
     expect(after.waiting).toEqual({})
-    expect(after.jobs[0]?.status).toBe('cancelled')
+    // Format 1 keeps the status `cancelled`; the job.end's reason and the stored job say the user killed it.
+    expect(after.jobs[0]).toMatchObject({ status: 'cancelled', end_reason: 'killed' })
+    const ended = (await rig.engine.handlers.getReplayEvents({ job_id })).events.find((event) => event.type === 'job.end')
+    expect(ended?.data).toMatchObject({ status: 'cancelled', reason: 'killed' })
     expect(server.requests).toHaveLength(1)
   })
 })

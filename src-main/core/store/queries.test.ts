@@ -32,6 +32,28 @@ describe('queries', () => {
     db.close()
   })
 
+  it("reads how a job's root ended from its row, for a job.end written before it carried the reason", () => {
+    const db = openDatabase(join(tempDir(), 'arbor.db'))
+    const writer = new TraceWriter(db, { flushDelayMs: 1000 })
+    writer.createJob(sampleJob())
+    const events = sampleJobEvents()
+    const rootEnd = events.findIndex((event) => event.type === 'agent.end' && event.agent_id === rootId)
+    for (const event of events.slice(0, rootEnd)) writer.append(event)
+    writer.flush()
+    expect(getJob(db, jobId)?.end_reason).toBeUndefined()
+    for (const event of events.slice(rootEnd)) {
+      const killed = event.type === 'agent.end' && event.agent_id === rootId
+      // A root the user killed; its job.end (as the sample's) says only `cancelled`.
+      if (killed) writer.append({ ...event, data: { ...event.data, status: 'killed', terminal_reason: 'killed' } } as typeof event)
+      else if (event.type === 'job.end') writer.append({ ...event, data: { ...event.data, status: 'cancelled' } } as typeof event)
+      else writer.append(event)
+    }
+    writer.flush()
+    expect(getJob(db, jobId)).toMatchObject({ status: 'cancelled', end_reason: 'killed' })
+    expect(listJobs(db)[0]).toMatchObject({ id: jobId, end_reason: 'killed' })
+    db.close()
+  })
+
   it("pages through one agent's events after a seq", () => {
     const { db } = withJobs()
     const all = getEvents(db, rootId)

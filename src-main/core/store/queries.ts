@@ -9,8 +9,8 @@ import {
   agentFromRow,
   eventColumns,
   eventFromRow,
-  jobColumns,
   jobFromRow,
+  jobReadColumns,
   type AgentRow,
   type EventRow,
   type JobRow,
@@ -37,9 +37,9 @@ export class TraceQueries {
 
   constructor(db: SqliteDatabase) {
     const newestFirst = 'ORDER BY created_at DESC, rowid DESC'
-    this.allJobs = db.prepare(`SELECT ${jobColumns} FROM jobs ${newestFirst}`)
-    this.projectJobs = db.prepare(`SELECT ${jobColumns} FROM jobs WHERE project = ? ${newestFirst}`)
-    this.oneJob = db.prepare(`SELECT ${jobColumns} FROM jobs WHERE id = ?`)
+    this.allJobs = db.prepare(`SELECT ${jobReadColumns} FROM jobs ${newestFirst}`)
+    this.projectJobs = db.prepare(`SELECT ${jobReadColumns} FROM jobs WHERE project = ? ${newestFirst}`)
+    this.oneJob = db.prepare(`SELECT ${jobReadColumns} FROM jobs WHERE id = ?`)
     this.jobAgents = db.prepare(`SELECT ${agentColumns} FROM agents WHERE job_id = ? ORDER BY created_seq, rowid`)
     this.oneAgent = db.prepare(`SELECT ${agentColumns} FROM agents WHERE id = ?`)
     this.agentEvents = db.prepare(`SELECT ${eventColumns} FROM events WHERE agent_id = ? AND seq > ? ORDER BY seq LIMIT ?`)

@@ -18,6 +18,8 @@ export interface JobRow {
   usage: string
   cost_usd: number | null
   imported: number
+  /** Read only (jobReadColumns): the root agent's terminal reason. */
+  end_reason?: string | null
 }
 
 export interface JobOwnerRow {
@@ -75,6 +77,7 @@ export const jobFromRow = (row: JobRow): Job => ({
   cost_usd: row.cost_usd,
   // Only imported jobs carry the flag, so a live job reads the same as it did before imports existed.
   ...(row.imported === 1 ? { imported: true } : {}),
+  ...(row.end_reason ? { end_reason: row.end_reason as TerminalReason } : {}),
 })
 
 export const jobToRow = (job: Job): JobRow => ({
@@ -168,6 +171,13 @@ export const eventFromRow = (row: EventRow): TraceEvent =>
 
 /** Column lists kept next to the row types so every SELECT returns exactly a row. */
 export const jobColumns = 'id, project, task, settings, status, created_at, ended_at, auto_approve, spawn_paused, usage, cost_usd, imported'
+/**
+ * jobColumns and how the job's root ended, read from the root's row: the reason that names a
+ * killed job, in databases written before `job.end` carried it as well.
+ */
+export const jobReadColumns =
+  `${jobColumns}, (SELECT terminal_reason FROM agents WHERE agents.job_id = jobs.id AND agents.parent_id IS NULL ` +
+  'ORDER BY created_seq LIMIT 1) AS end_reason'
 /** The columns of JobProgressRow, id first. */
 export const jobProgressColumns = jobProgressKeys.join(', ')
 /** Who runs a job (store/owner.ts); kept apart from jobColumns: not part of the job, never exported. */

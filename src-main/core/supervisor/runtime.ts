@@ -56,6 +56,8 @@ export interface JobRuntime {
   overBudget: boolean
   budgetWarned: boolean
   root: AgentRuntime | null
+  /** How the root ended (its terminal reason), written into `job.end`. */
+  rootReason: TerminalReason | null
   agents: Map<string, AgentRuntime>
   approvals: Map<string, PendingApproval>
   /** When each spawn of the last minute was granted (the per-minute runaway guard). */
@@ -121,6 +123,7 @@ export function newJobRuntime(
     overBudget: false,
     budgetWarned: false,
     root: null,
+    rootReason: null,
     agents: new Map(),
     approvals: new Map(),
   }

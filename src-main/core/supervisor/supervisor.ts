@@ -442,6 +442,7 @@ export class Supervisor {
     }
     const job = agent.job
     if (agent === job.root) {
+      job.rootReason = ending.terminalReason
       // No more spawns; what still runs is stopped, and the job ends once every agent has.
       job.active = false
       for (const other of job.agents.values()) {
@@ -456,7 +457,8 @@ export class Supervisor {
     job.ended = true
     const status = rootStatus === 'completed' || rootStatus === 'partial' ? 'completed' : rootStatus === 'failed' ? 'failed' : 'cancelled'
     const { usage, cost } = jobUsage(job)
-    this.trace.job(job, 'job.end', { status, usage, cost_usd: cost })
+    const reason = job.rootReason ?? undefined
+    this.trace.job(job, 'job.end', { status, ...(reason ? { reason } : {}), usage, cost_usd: cost })
     for (const listener of this.jobEndListeners) listener(job.id)
   }
 

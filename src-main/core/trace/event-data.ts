@@ -94,6 +94,9 @@ export const eventDataSchemas = {
   'job.start': z.looseObject({ task: z.string(), settings: jobSettingsSchema }),
   'job.end': z.looseObject({
     status: jobStatus,
+    reason: terminalReason.optional().meta({
+      description: "the root agent's terminal reason (`killed`: the user ended the job); absent in traces from before it was written",
+    }),
     usage: usage.meta({ description: 'summed over every agent of the job' }),
     cost_usd: cost,
   }),

@@ -76,6 +76,8 @@ export interface Job {
   cost_usd: number | null
   /** Read from a trace file: shown, never controlled. */
   imported?: boolean
+  /** How the job's root ended (its terminal reason), once it has: `killed` names a job the user ended. */
+  end_reason?: TerminalReason | null
 }
 
 /** The part of a job its events change (projection.ts reduceJob), with the id that names it. */

@@ -129,6 +129,7 @@ export function reduceJob<J extends JobProgress>(job: J, event: TraceEvent): J {
       return {
         ...job,
         status: event.data.status,
+        ...(event.data.reason ? { end_reason: event.data.reason } : {}),
         ended_at: event.ts,
         usage: usageOf(event.data.usage) ?? job.usage,
         cost_usd: costOf(event.data.cost_usd) ?? job.cost_usd,

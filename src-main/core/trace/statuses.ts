@@ -33,3 +33,10 @@ export const terminalReasons = [
 ] as const
 export const terminalReasonSchema = z.enum(terminalReasons)
 export type TerminalReason = z.infer<typeof terminalReasonSchema>
+
+/**
+ * What a job's end is called. A job whose root the user killed ends `cancelled` in format 1 (its
+ * status names stay as they are); its `job.end` says `reason: killed`, and it is called `killed`.
+ */
+export const jobOutcome = (status: JobStatus, reason?: TerminalReason | null): string =>
+  status === 'cancelled' && reason === 'killed' ? 'killed' : status

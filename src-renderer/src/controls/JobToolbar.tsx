@@ -48,7 +48,7 @@ export function JobToolbar() {
   return (
     <div className="toolbar" data-testid="job-toolbar" data-imported={job.imported ? 'true' : undefined}>
       <div className="toolbar__group">
-        <JobStatusBadge status={job.status} testId="job-status" />
+        <JobStatusBadge status={job.status} reason={job.end_reason} testId="job-status" />
         {job.imported && (
           <span className="tag imported" data-testid="job-imported" title="Read from a trace file: shown, never controlled">
             imported · read-only

@@ -40,6 +40,7 @@ function selectJobItem(state: ArborState, jobId: string) {
   return {
     task: job?.task ?? '',
     status: job?.status ?? 'running',
+    endReason: job?.end_reason ?? null,
     createdAt: job?.created_at ?? '',
     imported: job?.imported === true,
     waiting: waitingCount(state, jobId),
@@ -59,7 +60,7 @@ const JobItem = memo(function JobItem({ jobId }: { jobId: string }) {
       onClick={() => useArbor.getState().selectJob(jobId)}
       title={job.task}
     >
-      <JobStatusBadge status={job.status} />
+      <JobStatusBadge status={job.status} reason={job.endReason} />
       <span className="job-item__task">{job.task.split('\n')[0] || '(no task)'}</span>
       {job.waiting > 0 ? (
         <span

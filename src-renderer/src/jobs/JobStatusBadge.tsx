@@ -1,11 +1,13 @@
-import type { JobStatus } from '@core/trace/events'
+import { jobOutcome } from '@core/trace/statuses'
+import type { JobStatus, TerminalReason } from '@core/trace/events'
 
-/** A job's status; the text is exactly the status (the icon is drawn by CSS). */
-export function JobStatusBadge({ status, testId }: { status: JobStatus; testId?: string }) {
+/** A job's status, named as the user knows it (a job they killed reads `killed`); the icon is drawn by CSS. */
+export function JobStatusBadge({ status, reason, testId }: { status: JobStatus; reason?: TerminalReason | null; testId?: string }) {
+  const outcome = jobOutcome(status, reason)
   return (
-    <span className={`job-badge status-${status}`} data-testid={testId} data-status={status}>
+    <span className={`job-badge status-${outcome}`} data-testid={testId} data-status={status}>
       {status === 'running' && <span className="spinner small status-running" aria-hidden />}
-      {status}
+      {outcome}
     </span>
   )
 }

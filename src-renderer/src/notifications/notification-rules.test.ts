@@ -35,4 +35,13 @@ describe('notificationsFor', () => {
     const planned = notificationsFor([eventFactory('job-2')('job.end', null, { status: 'failed' })], context)
     expect(planned[0]).toMatchObject({ title: 'Arbor: Job failed', body: '' })
   })
+
+  it('names a job the user killed as killed, and one cancelled otherwise as cancelled', () => {
+    const event = eventFactory('job-2')
+    const planned = notificationsFor(
+      [event('job.end', null, { status: 'cancelled', reason: 'killed' }), eventFactory('job-3')('job.end', null, { status: 'cancelled' })],
+      context,
+    )
+    expect(planned.map((each) => each.title)).toEqual(['Arbor: Job killed', 'Arbor: Job cancelled'])
+  })
 })

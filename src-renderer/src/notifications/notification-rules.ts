@@ -1,4 +1,5 @@
 import type { TraceEvent } from '@core/trace/events'
+import { jobOutcome } from '@core/trace/statuses'
 
 /** One system notification to show: `key` is unique per event, so none is shown twice. */
 export interface PlannedNotification {
@@ -22,6 +23,7 @@ const endTitles: Record<string, string> = {
   completed: 'Job completed',
   failed: 'Job failed',
   cancelled: 'Job cancelled',
+  killed: 'Job killed',
   interrupted: 'Job interrupted',
 }
 
@@ -45,7 +47,7 @@ export function notificationsFor(events: readonly TraceEvent[], context: Notific
         body: [command && `Run ${command}?`, task(event)].filter(Boolean).join('\n'),
       })
     } else if (event.type === 'job.end') {
-      const status = typeof event.data.status === 'string' ? event.data.status : 'ended'
+      const status = jobOutcome(event.data.status, event.data.reason)
       planned.push({
         key: `end:${event.job_id}`,
         jobId: event.job_id,
