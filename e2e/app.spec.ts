@@ -174,7 +174,9 @@ test('a new user enters a key, starts a real job, decides its risky command and 
   expect(model.requests.some((request) => JSON.stringify(request.headers).includes(secret))).toBe(true)
 })
 
-test('new-job validation: each bad field gets its error, an unpriced cost budget is refused, nothing starts', async ({ page }) => {
+test('new-job validation: each bad field gets its error, an unpriced cost budget is refused, nothing starts till it is right; no key for its own server', async ({
+  page,
+}) => {
   server = await startArborServer()
   const arbor = new ArborPage(page)
   await arbor.open(server.url)
@@ -223,6 +225,22 @@ test('new-job validation: each bad field gets its error, an unpriced cost budget
   await expect(dialog.getByTestId('job-error-base_url')).toHaveCount(0)
   await expect(dialog.getByTestId('job-error-form')).toHaveCount(0)
   await expect(page.getByTestId('job-item')).toHaveCount(0)
+
+  // The other way out: the job's own server needs no key, so the job sends none, and starts.
+  await fill({ base_url: 'http://127.0.0.1:9/v1' })
+  await dialog.getByTestId('start-job').click()
+  await expect(dialog.getByTestId('job-error-base_url')).toContainText('or send no key')
+  await dialog.getByTestId('job-field-no_key').click()
+  await expect(dialog.getByTestId('job-error-base_url')).toHaveCount(0)
+  await expect(dialog.getByTestId('job-error-form')).toHaveCount(0)
+  await expect(dialog.getByTestId('job-field-no_key')).toBeChecked()
+  await arbor.screenshot('new-job-no-key')
+  await dialog.getByTestId('start-job').click()
+  await expect(page.getByTestId('job-item')).toHaveCount(1)
+  const view = await apiClient(server)
+  const { jobs } = (await view.ask('listJobs', {})) as { jobs: Array<{ settings: Record<string, unknown> }> }
+  view.close()
+  expect(jobs[0]?.settings).toMatchObject({ base_url: 'http://127.0.0.1:9/v1', no_key: true })
 })
 
 test('sandbox and spawn guards: the no-sandbox gate, the badges on the running job, and what the next form remembers', async ({ page }) => {

@@ -76,6 +76,7 @@ export class ArborPage {
   }
 
   async screenshot(name: string): Promise<void> {
-    await this.page.screenshot({ path: ArborPage.screenshotFile(name) })
+    // Transitions finish first: a switch just flipped is drawn as it ends up, not half-way.
+    await this.page.screenshot({ path: ArborPage.screenshotFile(name), animations: 'disabled' })
   }
 }

@@ -20,6 +20,7 @@ export const options = {
   'max-spawns-per-turn': { type: 'string' },
   'max-spawns-per-minute': { type: 'string' },
   'allow-network': { type: 'boolean' },
+  'no-key': { type: 'boolean' },
   'no-sandbox': { type: 'boolean' },
   yes: { type: 'boolean' },
   'auto-approve-subagents': { type: 'boolean' },

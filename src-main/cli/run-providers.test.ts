@@ -158,4 +158,35 @@ describe.each(['openai', 'anthropic'] as const)('arbor run --provider %s', (prov
       ),
     ).toBe(true)
   })
+
+  it('--no-key sends its --base-url no key, though one is in the environment', async () => {
+    const scripts = [{ match: 'NO-KEY-TASK', turns: [{ tool_calls: [{ name: 'attempt_completion', arguments: { result: 'done' } }] }] }]
+    server =
+      provider === 'openai'
+        ? ((await startFakeOpenAI({ route: openaiConversations(scripts) })) as FakeServer<unknown>)
+        : ((await startFakeAnthropic({ route: anthropicConversations(scripts) })) as FakeServer<unknown>)
+    const { project, dir } = fixtureProject()
+    const baseUrl = provider === 'openai' ? `${server.url}/v1` : server.url
+    const args = [
+      'run',
+      project,
+      '--task',
+      'NO-KEY-TASK',
+      '--provider',
+      provider,
+      '--base-url',
+      baseUrl,
+      '--db',
+      path.join(dir, 'arbor.db'),
+    ]
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', cli, ...args, '--no-key'], {
+      env: { ...process.env, OPENAI_API_KEY: 'sk-test-environment-key-5150', ANTHROPIC_API_KEY: 'sk-ant-test-environment-key-5150' },
+      timeout: 60_000,
+    })
+    expect(stdout).toContain('result:\ndone')
+    expect(server.requests.length).toBeGreaterThan(0)
+    const sent = JSON.stringify(server.requests.map((request) => request.headers))
+    expect(sent).not.toContain('environment-key-5150')
+    expect(sent).toContain('arbor-local-no-key')
+  })
 })

@@ -6,7 +6,7 @@ import { spawnGuardDefaults } from '../core/trace/model'
 export const usage = `Usage:
   arbor demo [DIR] [--db FILE] [--export FILE.jsonl]
   arbor run [DIR] --task TEXT [--provider scripted|openai|anthropic|openai_compatible] [--model M]
-            [--light-model M] [--base-url URL] [--max-depth N] [--max-children N]
+            [--light-model M] [--base-url URL [--no-key]] [--max-depth N] [--max-children N]
             [--max-spawns-per-turn N] [--max-spawns-per-minute N] [--agent-timeout SECONDS]
             [--job-token-budget N] [--job-cost-budget USD] [--allow-network] [--no-sandbox [--yes]]
             [--auto-approve-subagents] [--warm-pool N] [--db FILE] [--export FILE.jsonl] [--json]
@@ -22,7 +22,8 @@ run checks its options as the new-job form does: --max-depth 0-${limits.max_dept
 --max-spawns-per-minute 0-${limits.max_spawns_per_minute} (default ${spawnGuardDefaults.max_spawns_per_minute}; 0 turns a spawn guard off),
 --agent-timeout 1-${limits.agent_timeout_s} seconds per agent (default none), --job-token-budget up to
 ${groupDigits(limits.job_token_budget)}, --job-cost-budget up to ${groupDigits(limits.job_cost_budget)} USD and only with a price for every
-model the job uses. --allow-network lets commands reach the network (off by default).
+model the job uses. --no-key sends no API key to --base-url (a server that needs none; one on
+this machine needs none either way). --allow-network lets commands reach the network (off by default).
 --no-sandbox runs commands without the OS sandbox: it prints a warning and asks on a
 terminal; without a terminal it needs --yes, else the job is refused (exit 2).
 --warm-pool N keeps N agent processes started ahead, each used by one agent only (default 2;

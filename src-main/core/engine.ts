@@ -100,7 +100,12 @@ export function createEngine(options: EngineOptions): Engine {
   const jobContext = (project: string, jobSettings: JobSettings): JobContext => {
     let connection: JobContext['connection'] = null
     if (jobSettings.provider !== 'scripted') {
-      const resolved = resolveConnectionFor(jobSettings.provider as KeyedProviderId, jobSettings.base_url, { settings, keys, env })
+      const resolved = resolveConnectionFor(
+        jobSettings.provider as KeyedProviderId,
+        jobSettings.base_url,
+        { settings, keys, env },
+        { noKey: jobSettings.no_key === true },
+      )
       // No key: the root's first model call fails with a message that says where to put one.
       if (!('error' in resolved)) connection = resolved
     }

@@ -74,6 +74,8 @@ export const newJobSchema = z
     provider: z.enum(providerIds, { error: 'choose a provider' }),
     /** Required for openai_compatible; for openai and anthropic it overrides the settings' base URL. */
     base_url: httpUrl.nullable(),
+    /** Send no API key: the job's own base URL is a server that needs none. A stored key never goes to a URL but its saved one. */
+    no_key: z.boolean().default(false),
     model: modelId,
     light_model: optionalModelId,
     max_depth: wholeNumber()
@@ -105,6 +107,13 @@ export const newJobSchema = z
     if (value.provider === 'openai_compatible' && !value.base_url) {
       context.addIssue({ code: 'custom', path: ['base_url'], message: 'an OpenAI-compatible server needs its base URL' })
     }
+    if (value.no_key && value.provider !== 'scripted' && !value.base_url) {
+      context.addIssue({
+        code: 'custom',
+        path: ['no_key'],
+        message: 'running without a key needs the base URL of a server that needs none',
+      })
+    }
     if (value.no_sandbox && !value.no_sandbox_confirmed) {
       context.addIssue({
         code: 'custom',
@@ -122,6 +131,7 @@ export const defaultNewJob = (): NewJob => ({
   profile: 'general',
   provider: 'scripted',
   base_url: null,
+  no_key: false,
   model: defaultModels.scripted.model,
   light_model: null,
   max_depth: 1,
@@ -153,6 +163,7 @@ export function jobSettingsOf(job: NewJob, script?: JobSettings['script']): JobS
     model: job.model,
     light_model: job.light_model,
     base_url: job.base_url,
+    ...(job.no_key && job.provider !== 'scripted' ? { no_key: true } : {}),
     profile: job.profile,
     max_depth: job.max_depth,
     max_concurrent_children: job.max_concurrent_children,

@@ -193,9 +193,10 @@ async function startJob(context: EngineContext, input: ApiInput<'startJob'>): Pr
   })
   if (job.provider !== 'scripted') {
     const provider = job.provider as KeyedProviderId
-    const connection = resolveConnectionFor(provider, job.base_url, providerSources(context))
-    if ('error' in connection) errors.provider = connection.error
-    const destination = keyDestinationError(provider, job.base_url, providerSources(context))
+    const noKey = { noKey: job.no_key }
+    const connection = resolveConnectionFor(provider, job.base_url, providerSources(context), noKey)
+    if ('error' in connection) errors[job.no_key ? 'no_key' : 'provider'] ??= connection.error
+    const destination = keyDestinationError(provider, job.base_url, providerSources(context), noKey)
     if (destination) errors.base_url = destination
   }
   const problems = Object.entries(errors)

@@ -6,7 +6,7 @@ import type { ApiError } from '../api/contract'
 import { createDispatcher } from '../api/dispatcher'
 import { defaultModels, defaultNewJob, type NewJob } from '../api/job-form'
 import { createEngine, type Engine } from '../engine'
-import type { Environment } from '../providers/connection'
+import { localPlaceholderKey, type Environment } from '../providers/connection'
 import { anthropicConversations, startFakeAnthropic } from '../providers/testing/fake-anthropic'
 import type { ConversationView, FakeServer, RecordedRequest } from '../providers/testing/fake-http'
 import { openaiConversations, openaiView, startFakeOpenAI } from '../providers/testing/fake-openai'
@@ -319,6 +319,47 @@ describe('startJob refuses a bad new-job form field by field, and creates no job
     })
     expect((result as { error: ApiError }).error.fields).toEqual({ provider: expect.stringContaining('Settings ▸ Providers') })
     expect((await rig.engine.handlers.listJobs({})).jobs).toEqual([])
+  })
+})
+
+describe('a job that sends no key', () => {
+  it('runs against its own base URL beside a saved key, which never leaves for it; without "no key" it is refused', async () => {
+    const rig = makeEngine({ project: shopProject(tempDir()) })
+    const key = 'sk-saved-for-another-server-SECRET-7777'
+    await rig.engine.handlers.setProviderConfig({
+      provider: 'openai_compatible',
+      base_url: 'http://127.0.0.1:8/v1',
+      model: 'm',
+      light_model: null,
+    })
+    await rig.engine.handlers.setProviderKey({ provider: 'openai_compatible', key })
+    const server = await startFakeOpenAI({ route: openaiConversations([{ match: 'ROOT-TASK', turns: [finish('done without a key')] }]) })
+    cleanups.push(() => server.close())
+    const dispatch = createDispatcher(rig.engine.handlers)
+
+    const own = goodJob({ base_url: `${server.url}/v1` })
+    const refused = await dispatch('startJob', { kind: 'agent', job: own })
+    expect(refused).toMatchObject({ ok: false, error: { fields: { base_url: expect.stringContaining('or send no key') } } })
+    // "No key" needs a URL to send nothing to.
+    const nowhere = await dispatch('startJob', { kind: 'agent', job: { ...own, base_url: null, no_key: true } })
+    expect(nowhere).toMatchObject({ ok: false, error: { fields: { no_key: expect.stringContaining('needs the base URL') } } })
+    expect(server.requests).toHaveLength(0)
+
+    const started = await dispatch('startJob', { kind: 'agent', job: { ...own, no_key: true } })
+    expect(started.ok).toBe(true)
+    const { job_id } = (started as { value: { job_id: string } }).value
+    await withTimeout(rig.engine.waitForJob(job_id), 15_000, 'the job to end')
+    expect(await rig.engine.handlers.getTree({ job_id })).toMatchObject({
+      job: { status: 'completed', settings: { base_url: `${server.url}/v1`, no_key: true } },
+      answer: 'done without a key',
+    })
+    expect(server.requests.length).toBeGreaterThan(0)
+    for (const request of server.requests) {
+      expect(request.headers.authorization).toBe(`Bearer ${localPlaceholderKey}`)
+      expect(JSON.stringify(request)).not.toContain(key)
+    }
+    // The next form remembers it, like the base URL it goes with.
+    expect((await rig.engine.handlers.getJobDefaults({})).job).toMatchObject({ base_url: `${server.url}/v1`, no_key: true })
   })
 })
 

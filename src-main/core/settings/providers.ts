@@ -73,15 +73,20 @@ export interface ResolvedConnection {
 /**
  * What an agent of `provider` connects with: the job's base URL, else the provider's; the key
  * from settings or the environment. A local server needs no key; a missing key elsewhere is an
- * error that says where to put one.
+ * error that says where to put one. A job that says `noKey` sends none, whatever is stored.
  */
 export function resolveConnectionFor(
   provider: KeyedProviderId,
   jobBaseUrl: string | null | undefined,
   sources: ProviderSources,
+  options: { noKey?: boolean } = {},
 ): ResolvedConnection | { error: string } {
   const info = providerInfo(provider, sources)
   const baseUrl = jobBaseUrl?.trim() || info.base_url
+  if (options.noKey) {
+    if (baseUrl) return { api_key: localPlaceholderKey, base_url: baseUrl }
+    return { error: `running ${providerLabels[provider]} without a key needs the base URL of a server that needs none` }
+  }
   const { key } = resolveKey(provider, sources)
   if (key) return connectionWithKey(provider, jobBaseUrl, key, sources)
   if (baseUrl && isLocalURL(baseUrl)) return { api_key: localPlaceholderKey, base_url: baseUrl }
@@ -123,13 +128,14 @@ export function keyDestinationError(
   provider: KeyedProviderId,
   baseUrl: string | null | undefined,
   sources: ProviderSources,
+  options: { noKey?: boolean } = {},
 ): string | null {
-  if (!baseUrl?.trim()) return null
+  if (!baseUrl?.trim() || options.noKey) return null
   const info = providerInfo(provider, sources)
   if (info.base_url && sameUrl(baseUrl, info.base_url)) return null
   if (resolveKey(provider, sources).key === null) return null
   return (
     `Arbor sends the ${providerLabels[provider]} key only to the base URL in Settings ▸ Providers (${info.base_url ?? 'none set'}): ` +
-    'save this base URL there to use the key with it'
+    'save this base URL there to use the key with it, or send no key (a server that needs none)'
   )
 }

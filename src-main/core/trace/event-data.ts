@@ -28,6 +28,7 @@ export const jobSettingsSchema = z
       .nullable()
       .optional()
       .meta({ description: "an OpenAI- or Anthropic-compatible server; null: the provider's default" }),
+    no_key: z.boolean().optional().meta({ description: 'no API key is sent: the base URL is a server that needs none' }),
     profile: z.string(),
     max_depth: count,
     max_concurrent_children: z.number().int().positive(),

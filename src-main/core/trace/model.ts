@@ -23,6 +23,8 @@ export type JobSettings = {
   subagent_timeout_ms?: number | null
   /** The scripted provider's plan, keyed by agent label (`root` for the root agent). */
   script?: ScriptPlan
+  /** No API key is sent: the job's base URL is a server that needs none. */
+  no_key?: boolean
   /** Commands may reach the network (the sandbox shares the host's network). Off by default. */
   allow_network?: boolean
   /** Commands run without the OS sandbox. Off by default; asked for again on every job. */

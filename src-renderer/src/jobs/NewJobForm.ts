@@ -13,6 +13,7 @@ export interface NewJobForm {
   profile: string
   provider: ProviderId
   base_url: string
+  no_key: boolean
   model: string
   light_model: string
   max_depth: string
@@ -37,6 +38,7 @@ export const formFieldOrder: readonly FormField[] = [
   'profile',
   'provider',
   'base_url',
+  'no_key',
   'model',
   'light_model',
   'max_depth',
@@ -63,6 +65,7 @@ export function formFromJob(job: NewJob): NewJobForm {
     profile: job.profile,
     provider: job.provider,
     base_url: text(job.base_url),
+    no_key: job.no_key,
     model: job.model,
     light_model: text(job.light_model),
     max_depth: text(job.max_depth),
@@ -110,6 +113,7 @@ export function inputFromForm(form: NewJobForm): Record<keyof NewJob, unknown> {
     profile: form.profile,
     provider: form.provider,
     base_url: form.base_url.trim() === '' ? null : form.base_url,
+    no_key: form.no_key,
     model: form.model,
     light_model: form.light_model.trim() === '' ? null : form.light_model,
     max_depth: numberFromText(form.max_depth, { whole: true, empty: undefined }),
@@ -155,6 +159,7 @@ function fallbackJob(form: NewJobForm): NewJob {
     profile: form.profile.trim(),
     provider: form.provider,
     base_url: form.base_url.trim() || null,
+    no_key: form.no_key,
     model: form.model.trim(),
     light_model: form.light_model.trim() || null,
     max_depth: 0,
@@ -203,8 +208,10 @@ export function withProvider(form: NewJobForm, provider: ProviderId, settings: S
 
 /** Server errors that a change to one field makes stale (they may no longer hold). */
 const staleAfter: Partial<Record<FormField, readonly FormField[]>> = {
-  provider: ['provider', 'base_url', 'model', 'light_model', 'job_cost_budget'],
-  base_url: ['base_url', 'provider'],
+  provider: ['provider', 'base_url', 'no_key', 'model', 'light_model', 'job_cost_budget'],
+  base_url: ['base_url', 'no_key', 'provider'],
+  // Sending no key is the other way out of "the key goes only to its saved URL", and of a missing key.
+  no_key: ['no_key', 'base_url', 'provider'],
   model: ['model', 'job_cost_budget'],
   light_model: ['light_model', 'job_cost_budget'],
   no_sandbox: ['no_sandbox', 'no_sandbox_confirmed'],

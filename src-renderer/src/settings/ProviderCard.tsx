@@ -264,7 +264,7 @@ export function ProviderCard(props: { info: ProviderInfo; storage: KeyStorageInf
             info.base_url_source === 'environment'
               ? `Empty: ${info.base_url ?? ''} from the environment.`
               : info.id === 'openai_compatible'
-                ? 'Your server’s endpoint; a job can also set its own.'
+                ? 'Your server’s endpoint. The key goes only here; a job can set its own URL and send no key.'
                 : `Empty: ${info.default_base_url}.`
           }
         >

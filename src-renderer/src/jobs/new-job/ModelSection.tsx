@@ -15,7 +15,7 @@ export function ModelSection(props: {
   onProviderChange(provider: ProviderId): void
 }) {
   const { fields, prices } = props
-  const { form, id, update, openSettings, row, fieldProps, textInput } = fields
+  const { form, id, update, openSettings, row, fieldProps, textInput, toggle } = fields
   const provider = form.provider
   const providerInfo = provider === 'scripted' ? undefined : props.settings?.providers.find((info) => info.id === provider)
   const models = useMemo(() => suggestedModels(provider, prices), [provider, prices])
@@ -79,6 +79,15 @@ export function ModelSection(props: {
         </>,
         { optional: provider === 'openai' || provider === 'anthropic' },
       )}
+      {provider !== 'scripted' &&
+        row(
+          'no_key',
+          'No key',
+          form.no_key
+            ? 'No key is sent to this job’s base URL. A stored key goes only to the base URL saved in Settings.'
+            : 'Send no API key: for a server of your own that needs none, at the base URL above.',
+          toggle('no_key'),
+        )}
       {row(
         'model',
         'Model',

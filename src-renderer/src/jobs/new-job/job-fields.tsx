@@ -17,7 +17,7 @@ export interface JobFieldState {
 /** What the dialog hands its sections: its state, and the markup every field shares. */
 export type JobFields = ReturnType<typeof jobFields>
 
-type ToggleField = 'auto_approve' | 'spawn_paused' | 'allow_network' | 'no_sandbox'
+type ToggleField = 'no_key' | 'auto_approve' | 'spawn_paused' | 'allow_network' | 'no_sandbox'
 type TextField = Exclude<FormField, 'provider' | 'no_sandbox_confirmed' | ToggleField>
 
 export function jobFields(state: JobFieldState) {
