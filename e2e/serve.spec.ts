@@ -167,6 +167,12 @@ test('drags a node onto the inspector dock to see its trace', async ({ page }) =
   const task = (await inspector.getByTestId('inspector-task').textContent()) ?? ''
   expect(task.length).toBeGreaterThan(label.length)
   expect(task.startsWith(`${label}\n`)).toBe(false)
+  // Beside the open inspector the four children wrap into rows rather than shrink: each is drawn
+  // at a readable size, and with all of the tree in view there is no minimap over a node.
+  await expect
+    .poll(async () => Math.min(...(await arbor.children.evaluateAll((nodes) => nodes.map((node) => node.getBoundingClientRect().width)))))
+    .toBeGreaterThanOrEqual(0.75 * 256 - 1)
+  await expect(page.locator('.react-flow__minimap')).toHaveCount(0)
   await arbor.screenshot('inspector')
 })
 
@@ -202,9 +208,10 @@ test("starting another job closes the last job's inspectors, and the toolbar sta
   await arbor.runDemo()
   await arbor.waitForJobEnd('completed')
   // Three inspectors of the first job: the dock at its widest.
-  const dock = page.getByTestId('inspector-dock')
-  for (const node of [arbor.root, arbor.children.nth(0), arbor.children.nth(1)]) await node.dragTo(dock)
-  await expect(page.getByTestId('inspector')).toHaveCount(3)
+  for (const [index, node] of [arbor.root, arbor.children.nth(0), arbor.children.nth(1)].entries()) {
+    await arbor.dragToDock(node)
+    await expect(page.getByTestId('inspector')).toHaveCount(index + 1)
+  }
   const firstJob = await page.locator('[data-testid="job-item"]').first().getAttribute('data-job-id')
 
   await arbor.runDemo()

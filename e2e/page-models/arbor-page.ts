@@ -33,6 +33,33 @@ export class ArborPage {
     return this.page.locator(`[data-testid="agent-node"][data-status="${status}"]`)
   }
 
+  /**
+   * Drags a node onto the inspector dock as a user does: once the graph holds still. Each open
+   * inspector narrows the graph pane, and a small tree then lays out anew for it (its leaves wrap
+   * into rows) and the view refits in a short animation; a drag begun meanwhile starts on a node
+   * that is moving away.
+   */
+  async dragToDock(node: Locator): Promise<void> {
+    await this.graphSettled(node)
+    await node.dragTo(this.page.getByTestId('inspector-dock'))
+  }
+
+  /** Waits until `node` is drawn in the same place twice, 150 ms apart. */
+  async graphSettled(node: Locator): Promise<void> {
+    let last = ''
+    await expect
+      .poll(
+        async () => {
+          const box = JSON.stringify(await node.boundingBox())
+          const still = box === last
+          last = box
+          return still
+        },
+        { intervals: [150] },
+      )
+      .toBe(true)
+  }
+
   get pauseToggle(): Locator {
     return this.page.getByTestId('pause-toggle')
   }

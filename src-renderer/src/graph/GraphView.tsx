@@ -24,7 +24,17 @@ import { FanOutNode } from './FanOutNode'
 import { FanOutPanel } from './FanOutPanel'
 import { fitKey, FitOnGrowth } from './FitOnGrowth'
 import { FitOnRequest } from './FitOnRequest'
-import { boundsOf, buildEdges, flowNodesFor, selectCalmEdges, selectZoomedOut, type FlowNodeCache } from './flow-elements'
+import {
+  boundsOf,
+  buildEdges,
+  flowNodesFor,
+  layoutOptionsFor,
+  paneColumns,
+  selectCalmEdges,
+  selectZoomedOut,
+  type FlowNodeCache,
+} from './flow-elements'
+import { fit } from './fit-viewport'
 import type { GraphFlowNode } from './flow-nodes'
 import type { TreeLayout } from './layout'
 import { layoutInputFor } from './layout-input'
@@ -61,10 +71,13 @@ function Flow() {
   const edgeCache = useRef(new Map<string, Edge>())
 
   // The layout depends only on which agents exist and where they hang (`structure`).
+  // A small tree's leaf rows wrap to the pane's width (columns changes only when a node more or less fits).
+  const columns = paneColumns(paneWidth, fit.padding)
   const source = useMemo(() => {
     const tree = graphTree(useArbor.getState())
-    return { tree, input: layoutInputFor(tree, collapsed, expandedFanOuts) }
-  }, [structure, collapsed, jobId, expandedFanOuts])
+    const input = layoutInputFor(tree, collapsed, expandedFanOuts)
+    return { tree, input, options: layoutOptionsFor(input.count, columns) }
+  }, [structure, collapsed, jobId, expandedFanOuts, columns])
   const current = useTreeLayout(source)
   const layout = current?.layout ?? noFlowNodes.layout
   const bounds = useMemo(() => boundsOf(layout), [layout])
@@ -148,7 +161,7 @@ function Flow() {
     >
       <Background variant={BackgroundVariant.Dots} gap={24} size={1} color="#262b33" />
       <DepthBands layout={layout} />
-      {overview && current ? <OverviewCanvas tree={current.tree} layout={current.layout} /> : <StatusMiniMap />}
+      {overview && current ? <OverviewCanvas tree={current.tree} layout={current.layout} /> : <StatusMiniMap bounds={bounds} />}
       <Controls showInteractive={false} />
       <FitOnGrowth count={visibleCount} jobId={jobId} bounds={bounds} fitted={fitted} />
       <FitOnRequest />

@@ -1,7 +1,8 @@
-import { MiniMap, type MiniMapNodeProps } from '@xyflow/react'
-import { memo } from 'react'
+import { MiniMap, useStore, type MiniMapNodeProps, type ReactFlowState, type Rect } from '@xyflow/react'
+import { memo, useCallback } from 'react'
 import { useArbor, type ArborState } from '../store'
 import { graphTree } from '../store/replay-slice'
+import { allInView } from './fit-viewport'
 import { agentStatusColor } from './status'
 
 /**
@@ -31,8 +32,15 @@ function StatusMiniMapNodeView({ id, x, y, width, height, borderRadius, strokeWi
 
 const StatusMiniMapNode = memo(StatusMiniMapNodeView)
 
-/** The minimap, each agent in its status colour. */
-export function StatusMiniMap() {
+/**
+ * The minimap, each agent in its status colour; only while some of the tree is out of view, where
+ * it helps to find the rest: over a tree that is all in view it would only cover a node.
+ */
+export function StatusMiniMap({ bounds }: { bounds: Rect }) {
+  const outOfView = useStore(
+    useCallback((state: ReactFlowState) => state.width > 0 && !allInView(bounds, state.transform, state.width, state.height), [bounds]),
+  )
+  if (!outOfView) return null
   return (
     <MiniMap
       pannable

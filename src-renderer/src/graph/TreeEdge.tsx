@@ -2,7 +2,22 @@ import { BaseEdge, getSmoothStepPath, type EdgeProps } from '@xyflow/react'
 import { memo } from 'react'
 import { useArbor, type ArborState } from '../store'
 import { graphTree } from '../store/replay-slice'
-import { edgeKind } from './flow-elements'
+import { edgeKind, layoutOptions } from './flow-elements'
+
+/** How far a child in its parent's first row lies below the parent's bottom (flow-elements' layout). */
+const firstRowDrop = layoutOptions.levelHeight - layoutOptions.nodeHeight
+
+/**
+ * The path to a child in a lower row of a grid: along the first row's bus, down the gutter left
+ * of the child's column, and in just above it. A smooth step would turn half-way down, behind the
+ * nodes of the rows above, and seem to come out of the node above the child.
+ */
+export function lowerRowPath(sourceX: number, sourceY: number, targetX: number, targetY: number): string {
+  const bus = sourceY + firstRowDrop / 2
+  const gutter = targetX - (layoutOptions.nodeWidth + layoutOptions.gap) / 2
+  const above = targetY - layoutOptions.gap / 2
+  return `M ${sourceX},${sourceY} V ${bus} H ${gutter} V ${above} H ${targetX} V ${targetY}`
+}
 
 /**
  * A parent→child edge (a smooth step, as xyflow's own) in its child's status: active edges are
@@ -14,7 +29,10 @@ function TreeEdgeView({ target, sourceX, sourceY, sourcePosition, targetX, targe
     const status = graphTree(state).agents[target]?.status
     return status ? edgeKind(status) : 'done'
   })
-  const [path] = getSmoothStepPath({ sourceX, sourceY, sourcePosition, targetX, targetY, targetPosition })
+  const path =
+    targetY - sourceY > firstRowDrop + 1
+      ? lowerRowPath(sourceX, sourceY, targetX, targetY)
+      : getSmoothStepPath({ sourceX, sourceY, sourcePosition, targetX, targetY, targetPosition })[0]
   // No interaction path: edges are neither selectable nor focusable here.
   return <BaseEdge path={path} className={`edge-${kind}`} interactionWidth={0} />
 }

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { fitViewport, topGap } from './fit-viewport'
+import { boundsOf, layoutOptions, layoutOptionsFor, paneColumns, paneWrapUpTo, readableZoom } from './flow-elements'
+import { allInView, fit, fitViewport, topGap } from './fit-viewport'
+import { layoutTree } from './layout'
 
 describe('fitViewport', () => {
   it('draws a tree shorter than the pane from its top, centred across', () => {
@@ -25,5 +27,49 @@ describe('fitViewport', () => {
     expect(viewport.zoom).toBe(0.1)
     // Centred on the tree, as xyflow puts it.
     expect(viewport.y + (bounds.height * viewport.zoom) / 2).toBeCloseTo(400)
+  })
+})
+
+describe('a small tree in a narrow pane', () => {
+  /** A root with `children` leaf children, laid out for a pane `paneWidth` wide, and the zoom its fit takes. */
+  function fitted(children: number, paneWidth: number, paneHeight = 700) {
+    const input = {
+      roots: ['root'],
+      childrenOf: (id: string) => (id === 'root' ? Array.from({ length: children }, (_, index) => `c${index}`) : []),
+    }
+    const layout = layoutTree(input, layoutOptionsFor(children + 1, paneColumns(paneWidth, fit.padding)))
+    const rows = new Set([...layout.positions.values()].filter((position) => position.depth === 1).map((position) => position.y))
+    return { rows: rows.size, zoom: fitViewport(boundsOf(layout), paneWidth, paneHeight, 0.005).zoom }
+  }
+
+  it('wraps four children into rows beside an open inspector, so the fit stays readable; one row where they fit', () => {
+    // The graph pane of a 1440 px window with the inspector open: one row would fit at ~0.6.
+    const oneRow = layoutTree({ roots: ['r'], childrenOf: (id) => (id === 'r' ? ['a', 'b', 'c', 'd'] : []) }, layoutOptions)
+    expect(oneRow.maxX - oneRow.minX).toBeGreaterThan(1000)
+    const narrow = fitted(4, 735)
+    expect(narrow.rows).toBe(2)
+    expect(narrow.zoom).toBeGreaterThanOrEqual(readableZoom)
+    // The inspector closed: one row, at a readable zoom still.
+    const wide = fitted(4, 1140)
+    expect(wide.rows).toBe(1)
+    expect(wide.zoom).toBeGreaterThanOrEqual(readableZoom)
+  })
+
+  it('leaves a big tree as it is, whatever the pane', () => {
+    expect(layoutOptionsFor(paneWrapUpTo + 1, 2)).toBe(layoutOptions)
+    expect(layoutOptionsFor(5, null)).toBe(layoutOptions)
+    expect(paneColumns(0, fit.padding)).toBeNull()
+    expect(paneColumns(100, fit.padding)).toBe(2)
+  })
+})
+
+describe('allInView', () => {
+  const bounds = { x: 0, y: 0, width: 500, height: 300 }
+  it('tells a tree all in the pane from one partly out of it (the minimap shows only then)', () => {
+    expect(allInView(bounds, [10, 10, 1], 600, 400)).toBe(true)
+    expect(allInView(bounds, [150, 10, 1], 600, 400)).toBe(false)
+    expect(allInView(bounds, [10, 10, 2], 600, 400)).toBe(false)
+    expect(allInView(bounds, [0, 0, 0.5], 200, 400)).toBe(false)
+    expect(allInView(bounds, [-20, 0, 1], 600, 400)).toBe(false)
   })
 })

@@ -15,3 +15,11 @@ export function fitViewport(bounds: Rect, width: number, height: number, minZoom
   if (bounds.height * viewport.zoom + topGap > height) return viewport
   return { ...viewport, y: topGap - bounds.y * viewport.zoom }
 }
+
+/** True when all of `bounds` (flow coordinates) is inside the pane at its viewport, a pixel of slack each side. */
+export function allInView(bounds: Rect, transform: readonly [number, number, number], width: number, height: number): boolean {
+  const [x, y, zoom] = transform
+  const left = bounds.x * zoom + x
+  const top = bounds.y * zoom + y
+  return left >= -1 && top >= -1 && left + bounds.width * zoom <= width + 1 && top + bounds.height * zoom <= height + 1
+}

@@ -9,6 +9,32 @@ import { runLayoutRequest } from './layout-request'
 
 export const layoutOptions: LayoutOptions = { nodeWidth: 256, nodeHeight: 138, gap: 28, levelHeight: 210, maxColumns: fanOutColumns }
 
+/** The smallest zoom a small tree's fit should need: below it a node's text is too small to read. */
+export const readableZoom = 0.75
+/** Trees up to this many drawn nodes wrap their leaf rows to the pane; bigger ones keep one layout whatever the pane. */
+export const paneWrapUpTo = 40
+
+/**
+ * How many nodes side by side fit the graph pane at readableZoom, with the fit's padding: the
+ * width a small tree's rows of leaves wrap at (at least 2; null before the pane is measured).
+ */
+export function paneColumns(paneWidth: number, padding: number): number | null {
+  if (paneWidth <= 0) return null
+  const step = layoutOptions.nodeWidth + layoutOptions.gap
+  return Math.max(2, Math.floor((paneWidth / (readableZoom * (1 + padding)) + layoutOptions.gap) / step))
+}
+
+/**
+ * The layout for a tree of `count` drawn nodes in a pane `columns` nodes wide (paneColumns): a
+ * small tree's leaf siblings beyond what the pane holds wrap into rows, so that its fit stays
+ * readable with the inspector open (four children in one row come out at 60 % zoom there). A big
+ * tree is fitted zoomed out anyway and keeps its own layout.
+ */
+export function layoutOptionsFor(count: number, columns: number | null): LayoutOptions {
+  if (columns === null || count > paneWrapUpTo) return layoutOptions
+  return { ...layoutOptions, wrapAfter: columns, maxColumns: Math.min(columns, fanOutColumns) }
+}
+
 /** Below this zoom nodes are too small to read: they draw as boxes, spinners and edge dashes stop (they cost repaints). */
 export const zoomedOutBelow = 0.45
 export const selectZoomedOut = (state: ReactFlowState): boolean => state.transform[2] < zoomedOutBelow

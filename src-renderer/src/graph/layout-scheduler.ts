@@ -38,8 +38,8 @@ export class LayoutScheduler<Context> {
   constructor(private readonly settings: LayoutSchedulerOptions<Context>) {}
 
   /** The layout now for a small tree; null when the worker will deliver it through `onLayout`. */
-  request(input: LayoutInput, context: Context): TreeLayout | null {
-    const request: LayoutRequest = { id: ++this.nextId, input, options: this.settings.options }
+  request(input: LayoutInput, context: Context, options: LayoutOptions = this.settings.options): TreeLayout | null {
+    const request: LayoutRequest = { id: ++this.nextId, input, options }
     if (input.count <= this.settings.syncUpTo || this.worker() === null) {
       this.newest = request.id
       this.pending = null

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react'
 import type { TreeState } from '../store/tree-state'
 import { layoutOptions } from './flow-elements'
-import type { TreeLayout } from './layout'
+import type { LayoutOptions, TreeLayout } from './layout'
 import type { LayoutInput } from './layout-request'
 import { LayoutScheduler, type LayoutPort } from './layout-scheduler'
 
@@ -11,6 +11,8 @@ const syncLayoutUpTo = 500
 export interface LayoutSource {
   tree: TreeState
   input: LayoutInput
+  /** The layout's options, when not the graph's defaults (a small tree wrapped to its pane). */
+  options?: LayoutOptions
 }
 
 /** A layout with the tree it was computed from, so nodes and positions match. */
@@ -53,7 +55,7 @@ export function useTreeLayout(source: LayoutSource): ShownLayout | null {
   const [requested, setRequested] = useState<LayoutSource | null>(null)
   if (requested !== source) {
     setRequested(source)
-    const layout = scheduler.request(source.input, source)
+    const layout = scheduler.request(source.input, source, source.options)
     if (layout) setShown({ ...source, layout })
   }
   return shown && shown.tree.jobId === source.tree.jobId ? shown : null
