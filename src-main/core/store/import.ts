@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs'
 import { createInterface } from 'node:readline'
 import { z } from 'zod'
-import { traceEventSchema, traceHeaderSchema, type TraceEvent } from '../trace/events'
+import { traceEventSchema, traceHeaderSchema, type TerminalReason, type TraceEvent } from '../trace/events'
 import type { AgentNode, Job, JobSettings } from '../trace/model'
 import { reduceAgents, reduceJob } from '../trace/projection'
 import { emptyUsage } from '../trace/usage'
@@ -57,8 +57,13 @@ export function treeFromTrace(events: Iterable<TraceEvent>): AgentNode[] {
  */
 export function jobFromTrace(trace: ParsedTrace): Job {
   let job: Job = { ...trace.header.job, ended_at: null, auto_approve: false, spawn_paused: false, usage: emptyUsage(), cost_usd: null }
-  for (const event of trace.events) job = reduceJob(job, event)
-  return job
+  let rootReason: TerminalReason | undefined
+  for (const event of trace.events) {
+    job = reduceJob(job, event)
+    if (event.type === 'agent.end' && event.parent_id === null) rootReason ??= event.data.terminal_reason
+  }
+  // As the store reads it: how the root ended, from its agent.end, whatever job.end says.
+  return rootReason ? { ...job, end_reason: rootReason } : job
 }
 
 /**
