@@ -136,17 +136,19 @@ test('kills a running child: it is marked killed and the root still finishes', a
   await expect(arbor.nodesWithStatus('completed')).toHaveCount(4)
 })
 
-test('subagent auto-approve persists across a reload', async ({ page }) => {
+test('the subagent approval mode persists across a reload, and A cycles it', async ({ page }) => {
   const arbor = new ArborPage(page)
   await arbor.open(server.url)
   await arbor.runDemo()
-  await expect(arbor.autoApprove).not.toBeChecked()
-  await arbor.toggleAutoApprove()
-  await expect(arbor.autoApprove).toBeChecked()
+  await expect(arbor.subagentApprovals).toHaveAttribute('data-mode', 'deny')
+  await arbor.setSubagentApprovals('ask')
+  await expect(page.getByTestId('subagent-approvals-ask')).toHaveAttribute('aria-pressed', 'true')
   await page.reload()
   await page.getByTestId('job-item').first().click()
   await expect(arbor.root).toBeVisible()
-  await expect(arbor.autoApprove).toBeChecked()
+  await expect(arbor.subagentApprovals).toHaveAttribute('data-mode', 'ask')
+  await page.locator('body').press('a')
+  await expect(arbor.subagentApprovals).toHaveAttribute('data-mode', 'approve')
 })
 
 test('drags a node onto the inspector dock to see its trace', async ({ page }) => {

@@ -16,7 +16,12 @@ import { fileURLToPath } from 'node:url'
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 
 /** The core modules the renderer and the preload may import: `@core/` plus one of these. */
-export const coreAllowlist = [/^api\/(contract|methods|job-form|errors)$/, /^errors$/, /^trace\/[a-z-]+$/, /^providers\/pricing$/]
+export const coreAllowlist = [
+  /^api\/(contract|methods|job-form|job-limits|errors)$/,
+  /^errors$/,
+  /^trace\/[a-z-]+$/,
+  /^providers\/pricing$/,
+]
 
 const nodeBuiltins = new Set(builtinModules)
 const mainSideOnly = new Set(['better-sqlite3'])

@@ -64,13 +64,14 @@ export class ArborPage {
     return this.page.getByTestId('pause-toggle')
   }
 
-  get autoApprove(): Locator {
-    return this.page.getByTestId('auto-approve')
+  /** The toolbar's three-way control for subagents' risky commands; its `data-mode` is the job's mode. */
+  get subagentApprovals(): Locator {
+    return this.page.getByTestId('subagent-approvals')
   }
 
-  /** Flips the switch the way a user does: by clicking its label. */
-  async toggleAutoApprove(): Promise<void> {
-    await this.page.locator('label', { has: this.autoApprove }).click()
+  async setSubagentApprovals(mode: 'deny' | 'ask' | 'approve'): Promise<void> {
+    await this.page.getByTestId(`subagent-approvals-${mode}`).click()
+    await expect(this.subagentApprovals).toHaveAttribute('data-mode', mode)
   }
 
   get jobStatus(): Locator {

@@ -2,7 +2,7 @@ import { PassThrough } from 'node:stream'
 import { describe, expect, it } from 'vitest'
 import type { Supervisor } from '../core/supervisor/supervisor'
 import type { TraceEvent } from '../core/trace/events'
-import { answerRootApprovals } from './approvals'
+import { answerApprovals } from './approvals'
 import { printable } from './printable'
 
 describe('printable', () => {
@@ -28,7 +28,7 @@ describe('printable', () => {
   })
 })
 
-describe('answerRootApprovals', () => {
+describe('answerApprovals', () => {
   const approvalEvent = (data: Record<string, unknown>): TraceEvent =>
     ({
       seq: 1,
@@ -47,8 +47,11 @@ describe('answerRootApprovals', () => {
     let printed = ''
     output.on('data', (chunk: Buffer) => (printed += chunk.toString()))
     const decisions: Array<[string, string]> = []
-    const supervisor = { decideApproval: (id: string, decision: string) => decisions.push([id, decision]) } as unknown as Supervisor
-    const listener = answerRootApprovals(supervisor, true, { input, output })
+    const supervisor = {
+      decideApproval: (id: string, decision: string) => decisions.push([id, decision]),
+      pendingApprovals: () => [{ approval_id: 'ap-1' }],
+    } as unknown as Supervisor
+    const listener = answerApprovals(supervisor, true, { input, output })
 
     listener({
       kind: 'events',
@@ -67,5 +70,30 @@ describe('answerRootApprovals', () => {
     expect(printed).toContain('(network) (safe) Approve once?')
     input.write('y\n')
     await expect.poll(() => decisions).toEqual([['ap-1', 'approved']])
+  })
+
+  it("asks a subagent's waiting command naming its path, and skips one its job's mode already decided", async () => {
+    const input = new PassThrough()
+    const output = new PassThrough()
+    let printed = ''
+    output.on('data', (chunk: Buffer) => (printed += chunk.toString()))
+    const decisions: Array<[string, string]> = []
+    const supervisor = {
+      decideApproval: (id: string, decision: string) => decisions.push([id, decision]),
+      pendingApprovals: () => [{ approval_id: 'ap-asked' }],
+    } as unknown as Supervisor
+    const child = (id: string): TraceEvent =>
+      ({
+        ...approvalEvent({ approval_id: id, command: `rm ${id}.txt`, reason: 'deletes files (rm)', path: ['root', 'explore-2'] }),
+        agent_id: 'child',
+        parent_id: 'root',
+        depth: 1,
+      }) as TraceEvent
+    answerApprovals(supervisor, true, { input, output })({ kind: 'events', events: [child('ap-decided'), child('ap-asked')] })
+    await expect.poll(() => printed).toContain('Approve once? [y/N]')
+    expect(printed).toContain('The subagent root › explore-2 wants to run: rm ap-asked.txt')
+    expect(printed).not.toContain('ap-decided')
+    input.write('n\n')
+    await expect.poll(() => decisions).toEqual([['ap-asked', 'denied']])
   })
 })

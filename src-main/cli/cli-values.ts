@@ -24,6 +24,7 @@ export const options = {
   'no-sandbox': { type: 'boolean' },
   yes: { type: 'boolean' },
   'auto-approve-subagents': { type: 'boolean' },
+  'subagent-approvals': { type: 'string' },
   json: { type: 'boolean' },
   job: { type: 'string' },
   last: { type: 'boolean' },

@@ -35,6 +35,7 @@ const flagOf: Partial<Record<keyof FieldErrors, string>> = {
   job_cost_budget: '--job-cost-budget',
   agent_timeout_s: '--agent-timeout',
   no_sandbox_confirmed: '--no-sandbox',
+  subagent_approvals: '--subagent-approvals',
 }
 
 /** The CLI's default model per provider (the light model defaults to the main one). */
@@ -73,6 +74,8 @@ export function jobInputFromFlags(values: CliValues, request: { task: string; pr
     job_cost_budget: numberFlag(values['job-cost-budget']) ?? null,
     agent_timeout_s: numberFlag(values['agent-timeout']) ?? null,
     auto_approve: values['auto-approve-subagents'] ?? false,
+    // --auto-approve-subagents is the older spelling of --subagent-approvals approve.
+    subagent_approvals: values['subagent-approvals'] ?? (values['auto-approve-subagents'] ? 'approve' : undefined),
     allow_network: values['allow-network'] ?? false,
     no_sandbox: noSandbox,
     // The CLI asks its own question once the options are good (confirmNoSandbox).

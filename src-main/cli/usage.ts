@@ -9,7 +9,7 @@ export const usage = `Usage:
             [--light-model M] [--base-url URL [--no-key]] [--max-depth N] [--max-children N]
             [--max-spawns-per-turn N] [--max-spawns-per-minute N] [--agent-timeout SECONDS]
             [--job-token-budget N] [--job-cost-budget USD] [--allow-network] [--no-sandbox [--yes]]
-            [--auto-approve-subagents] [--warm-pool N] [--db FILE] [--export FILE.jsonl] [--json]
+            [--subagent-approvals deny|ask|approve] [--warm-pool N] [--db FILE] [--export FILE.jsonl] [--json]
   arbor export --db FILE (--job ID | --last) --out FILE [--format jsonl|otlp]
   arbor export --db FILE (--job ID | --last) --otlp-endpoint URL [--header NAME=VALUE ...]
   arbor serve [DIR] [--port N] [--warm-pool N] [--db FILE]
@@ -24,6 +24,8 @@ run checks its options as the new-job form does: --max-depth 0-${limits.max_dept
 ${groupDigits(limits.job_token_budget)}, --job-cost-budget up to ${groupDigits(limits.job_cost_budget)} USD and only with a price for every
 model the job uses. --no-key sends no API key to --base-url (a server that needs none; one on
 this machine needs none either way). --allow-network lets commands reach the network (off by default).
+--subagent-approvals decides subagents' risky commands: deny (default), ask (on the terminal, as
+the root's; without one, deny) or approve; --auto-approve-subagents is the same as approve.
 --no-sandbox runs commands without the OS sandbox: it prints a warning and asks on a
 terminal; without a terminal it needs --yes, else the job is refused (exit 2).
 --warm-pool N keeps N agent processes started ahead, each used by one agent only (default 2;

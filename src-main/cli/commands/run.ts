@@ -2,12 +2,12 @@ import { existsSync, statSync } from 'node:fs'
 import path from 'node:path'
 import type { LoadedProfiles } from '../../core/job/profiles/load'
 import type { PriceRow } from '../../core/api/contract'
-import { jobSettingsOf, providerIds, type NewJob, type ProviderId } from '../../core/api/job-form'
+import { approvalModeOf, jobSettingsOf, providerIds, type NewJob, type ProviderId } from '../../core/api/job-form'
 import { demoJob, scriptedJob } from '../../core/demo/demo-job'
 import type { Engine } from '../../core/engine'
 import type { PriceTable } from '../../core/providers/pricing'
 import type { AgentNode, Job, ScriptPlan } from '../../core/trace/model'
-import { answerRootApprovals } from '../approvals'
+import { answerApprovals } from '../approvals'
 import { checkJobFlags, confirmNoSandbox, isProvider, jobInputFromFlags } from '../job-options'
 import type { CliValues } from '../cli-values'
 import { formatCost, printTree } from '../tree-printer'
@@ -52,7 +52,14 @@ async function runPlanned(projectDir: string, values: CliValues, planned: Planne
   const json = values.json ?? false
   const say = json ? (line: string) => console.error(line) : (line: string) => console.log(line)
   engine.subscribe(printTree(say))
-  engine.subscribe(answerRootApprovals(engine.supervisor, Boolean(process.stdin.isTTY && process.stdout.isTTY)))
+  const interactive = Boolean(process.stdin.isTTY && process.stdout.isTTY)
+  let subagentApprovals = approvalModeOf(newJob)
+  if (subagentApprovals === 'ask' && !interactive) {
+    // Nobody to ask: said once, here, rather than on every denied command.
+    console.error('arbor: --subagent-approvals ask needs a terminal to ask on; without one, subagents’ risky commands are denied')
+    subagentApprovals = 'deny'
+  }
+  engine.subscribe(answerApprovals(engine.supervisor, interactive))
   // Load errors are trace events (printed with the tree); warnings only go to the terminal.
   for (const warning of loadedProfiles.warnings) console.error(`arbor: profile ${warning.file}: ${warning.message}`)
   const started = Date.now()
@@ -61,7 +68,7 @@ async function runPlanned(projectDir: string, values: CliValues, planned: Planne
     task: newJob.task,
     settings,
     loadedProfiles,
-    autoApprove: newJob.auto_approve,
+    subagentApprovals,
   })
   await engine.waitForJob(jobId)
   const { job, agents } = await engine.handlers.getTree({ job_id: jobId })

@@ -119,7 +119,7 @@ export class SupervisorLink implements AgentLink {
         this.approvals.delete(message.approval_id)
         // `by` is read when the protocol carries it (the supervisor knows who decided).
         const by = 'by' in message && typeof message.by === 'string' ? message.by : null
-        settle({ decision: message.decision, by })
+        settle({ decision: message.decision, by, ...(message.message ? { message: message.message } : {}) })
         return
       }
     }

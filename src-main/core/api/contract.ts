@@ -5,6 +5,8 @@ import type { Timeline } from '../trace/timeline'
 import type { AgentNode, Job } from '../trace/model'
 import { keyedProviderIds, newJobSchema, type KeyedProviderId, type NewJob } from './job-form'
 import { isTracesEndpoint } from './otlp-endpoint'
+import { maxApprovalMessage } from './job-limits'
+import { subagentApprovalsSchema, type SubagentApprovals } from '../trace/statuses'
 
 /**
  * The one API between a UI (Electron renderer over IPC, or a browser over the `serve`
@@ -80,7 +82,24 @@ export const apiContract = {
   killAgent: z.object({ agent_id: id }).strict(),
   cancelSpawn: z.object({ agent_id: id }).strict(),
   setAutoApprove: z.object({ job_id: id, value: z.boolean() }).strict(),
-  decideApproval: z.object({ approval_id: id, decision: z.enum(['approved', 'denied']) }).strict(),
+  /** How the job's subagents' risky commands are decided: denied, asked of the user, or approved. */
+  setSubagentApprovals: z.object({ job_id: id, mode: subagentApprovalsSchema }).strict(),
+  /**
+   * `scope: 'job'` approves the same command for the rest of the job, from any agent; `message`
+   * (denials only) is said to the agent with the denial.
+   */
+  decideApproval: z
+    .object({
+      approval_id: id,
+      decision: z.enum(['approved', 'denied']),
+      scope: z.enum(['once', 'job']).optional(),
+      message: z.string().trim().min(1, 'the message is empty').max(maxApprovalMessage).optional(),
+    })
+    .strict()
+    .refine((input) => !(input.scope === 'job' && input.decision === 'denied'), 'only an approval can be for the whole job')
+    .refine((input) => !(input.message && input.decision === 'approved'), 'a message goes with a denial'),
+  /** Forgets a command approved for the whole job: the next one asks again. */
+  revokeApprovedCommand: z.object({ job_id: id, command: z.string().min(1).max(100_000) }).strict(),
   exportJob: z.object({ job_id: id, path: z.string().min(1).max(4096).optional(), format: z.enum(['jsonl', 'otlp']).optional() }).strict(),
   /** Imports a trace JSONL read-only; the shell's dialog and drop fill in the path. */
   importTrace: z.object({ path: z.string().min(1).max(4096) }).strict(),
@@ -189,6 +208,10 @@ export interface PendingApproval {
   tool: string
   command: string
   reason: string
+  /** The labels from the root down to the asking agent (absent in traces from before it was recorded). */
+  path?: string[]
+  /** False when the job runs commands without the OS sandbox; absent: not known (sandboxed unless the job says otherwise). */
+  sandboxed?: boolean
 }
 
 export interface RecentProject extends ProjectInfo {
@@ -294,6 +317,8 @@ export interface ApiOutputs {
     agents: AgentNode[]
     last_seq: number
     approvals: PendingApproval[]
+    /** Commands the user approved for the whole job (running jobs of this process only). */
+    approved_commands: string[]
     answer: string | null
     next: TreePage | null
   }
@@ -304,7 +329,9 @@ export interface ApiOutputs {
   killAgent: { killed: string[] }
   cancelSpawn: { cancelled: boolean }
   setAutoApprove: { value: boolean }
+  setSubagentApprovals: { mode: SubagentApprovals }
   decideApproval: { decided: boolean }
+  revokeApprovedCommand: { revoked: boolean }
   /** `path` is null when the user dismissed a save dialog. */
   exportJob: { path: string | null; lines: number }
   /** `existing`: the trace's job was already in the database, nothing was written. */

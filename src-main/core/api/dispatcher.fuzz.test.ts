@@ -112,6 +112,8 @@ function validRequests(ids: { project: string; jobId: string; agentId: string })
     killAgent: [{ agent_id: agentId }],
     cancelSpawn: [{ agent_id: agentId }],
     setAutoApprove: [{ job_id: jobId, value: true }],
+    setSubagentApprovals: [{ job_id: jobId, mode: 'ask' }],
+    revokeApprovedCommand: [{ job_id: jobId, command: 'rm notes.txt' }],
     decideApproval: [{ approval_id: 'approval-1', decision: 'approved' }],
     exportJob: [
       { job_id: jobId, path: 'trace.jsonl', format: 'jsonl' },

@@ -3,6 +3,7 @@ import { priceFor, type PriceTable } from '../providers/pricing'
 import { groupDigits } from '../digits'
 import { defaultSettings, spawnGuardDefaults, type JobSettings } from '../trace/model'
 import { newJobLimits } from './job-limits'
+import { subagentApprovalsSchema, type SubagentApprovals } from '../trace/statuses'
 
 export { newJobLimits }
 
@@ -93,7 +94,10 @@ export const newJobSchema = z
     /** The runaway guards: spawns per parent turn and per minute in the job; 0 turns one off. */
     max_spawns_per_turn: countOrOff(newJobLimits.max_spawns_per_turn).default(spawnGuardDefaults.max_spawns_per_turn),
     max_spawns_per_minute: countOrOff(newJobLimits.max_spawns_per_minute).default(spawnGuardDefaults.max_spawns_per_minute),
+    /** The older switch: true approves subagents' risky commands; subagent_approvals, when given, says it all. */
     auto_approve: z.boolean(),
+    /** Subagents' risky commands: denied, asked of the user (as the root's are), or approved. */
+    subagent_approvals: subagentApprovalsSchema.optional(),
     spawn_paused: z.boolean(),
     /** Commands may reach the network. Remembered like the other settings. */
     allow_network: z.boolean().default(false),
@@ -125,6 +129,10 @@ export const newJobSchema = z
 export type NewJobInput = z.input<typeof newJobSchema>
 export type NewJob = z.output<typeof newJobSchema>
 
+/** A new job's subagent approval mode: what it names, else what its auto-approve switch says. */
+export const approvalModeOf = (job: Pick<NewJob, 'auto_approve' | 'subagent_approvals'>): SubagentApprovals =>
+  job.subagent_approvals ?? (job.auto_approve ? 'approve' : 'deny')
+
 /** What the form starts with for a project that has never run a job. */
 export const defaultNewJob = (): NewJob => ({
   task: '',
@@ -141,6 +149,7 @@ export const defaultNewJob = (): NewJob => ({
   agent_timeout_s: null,
   ...spawnGuardDefaults,
   auto_approve: false,
+  subagent_approvals: 'deny',
   spawn_paused: false,
   allow_network: false,
   no_sandbox: false,

@@ -11,3 +11,6 @@ export const newJobLimits = {
   job_cost_budget: 100_000,
   agent_timeout_s: 86_400,
 } as const
+
+/** The longest message a user may send to an agent with a denial (characters). */
+export const maxApprovalMessage = 4000

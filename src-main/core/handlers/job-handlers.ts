@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { ApiHandlers, ApiInput, ApiOutputs, TreePage } from '../api/contract'
 import { ApiFailure, conflict, notFound } from '../api/errors'
-import { checkNewJob, jobSettingsOf, type FieldErrors, type KeyedProviderId } from '../api/job-form'
+import { approvalModeOf, checkNewJob, jobSettingsOf, type FieldErrors, type KeyedProviderId } from '../api/job-form'
 import { demoJob, scriptedJob } from '../demo/demo-job'
 import { knownSecretsRedactor } from '../settings/known-secrets'
 import { keyDestinationError, resolveConnectionFor } from '../settings/providers'
@@ -23,7 +23,9 @@ type JobHandlers = Pick<
   | 'killAgent'
   | 'cancelSpawn'
   | 'setAutoApprove'
+  | 'setSubagentApprovals'
   | 'decideApproval'
+  | 'revokeApprovedCommand'
   | 'exportJob'
   | 'importTrace'
 >
@@ -59,6 +61,7 @@ export function jobHandlers(context: EngineContext): JobHandlers {
         agents: getAgents(db, job_id),
         last_seq: lastSeq(db, job_id),
         approvals: supervisor.pendingApprovals(job_id).map((approval) => ({ ...approval, job_id })),
+        approved_commands: supervisor.approvedCommands(job_id),
         answer: rootAnswer(db, job_id),
       }
       return treeSnapshots.first(snapshot, limit)
@@ -88,9 +91,18 @@ export function jobHandlers(context: EngineContext): JobHandlers {
       supervisor.setAutoApprove(job_id, value)
       return { value }
     },
-    decideApproval: async ({ approval_id, decision }) => {
-      if (!supervisor.decideApproval(approval_id, decision)) throw notFound(`pending approval ${approval_id}`)
+    setSubagentApprovals: async ({ job_id, mode }) => {
+      requireControllableJob(context, job_id)
+      supervisor.setSubagentApprovals(job_id, mode)
+      return { mode }
+    },
+    decideApproval: async ({ approval_id, decision, scope, message }) => {
+      if (!supervisor.decideApproval(approval_id, decision, 'user', { scope, message })) throw notFound(`pending approval ${approval_id}`)
       return { decided: true }
+    },
+    revokeApprovedCommand: async ({ job_id, command }) => {
+      requireControllableJob(context, job_id)
+      return { revoked: supervisor.revokeApprovedCommand(job_id, command) }
     },
     exportJob: async ({ job_id, path: target, format }) => {
       requireJob(context, job_id)
@@ -214,7 +226,7 @@ async function startJob(context: EngineContext, input: ApiInput<'startJob'>): Pr
     task: job.task,
     settings: jobSettingsOf(job, script),
     loadedProfiles,
-    autoApprove: job.auto_approve,
+    subagentApprovals: approvalModeOf(job),
     spawnPaused: job.spawn_paused,
   })
 }

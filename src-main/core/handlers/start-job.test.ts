@@ -322,6 +322,125 @@ describe('startJob refuses a bad new-job form field by field, and creates no job
   })
 })
 
+describe("subagents' risky commands in ask mode", () => {
+  it('wait for the user: approved for the job, the same command runs again unasked; a denial with a message reaches the model', async () => {
+    const project = shopProject(tempDir(), { 'stale.txt': 'old\n', 'keep.txt': 'keep\n' })
+    const rig = makeEngine({ project })
+    let deniedResult: string | null = null
+    const spawn = (label: string) => ({
+      name: 'task',
+      arguments: { description: label, prompt: `${label}: tidy up.`, subagent_type: 'general' },
+    })
+    const bash = (command: string) => ({ text: `Running ${command}.`, tool_calls: [{ name: 'bash', arguments: { command } }] })
+    const server = await startFakeOpenAI({
+      route: openaiConversations([
+        { match: 'CHILD-A', turns: [bash('rm -f stale.txt'), finish('A removed it')] },
+        { match: 'CHILD-B', turns: [{ delay_ms: 400, ...bash('rm -f stale.txt') }, finish('B removed it again')] },
+        {
+          match: 'CHILD-C',
+          turns: [
+            bash('rm keep.txt'),
+            (view: ConversationView) => {
+              deniedResult = view.tool_results.at(-1)?.content ?? null
+              return finish('C kept it')
+            },
+          ],
+        },
+        { match: 'ROOT-TASK', turns: [{ tool_calls: [spawn('CHILD-A'), spawn('CHILD-B'), spawn('CHILD-C')] }, finish('tidied')] },
+      ]),
+    })
+    cleanups.push(() => server.close())
+    const dispatch = createDispatcher(rig.engine.handlers)
+    const { job_id } = await rig.engine.handlers.startJob({
+      kind: 'agent',
+      job: goodJob({ base_url: `${server.url}/v1`, max_concurrent_children: 3, subagent_approvals: 'ask' }),
+    })
+    const asked = (command: string) =>
+      rig.waitFor((event) => event.type === 'approval.request' && event.depth === 1 && event.data.command === command, 20_000)
+
+    // A's request waits with the agent's path, label and profile; the job list counts it.
+    const fromA = await asked('rm -f stale.txt')
+    const child = (await rig.engine.handlers.getTree({ job_id })).agents.find((agent) => agent.id === fromA.agent_id)!
+    expect(child).toMatchObject({ label: 'CHILD-A', status: 'waiting_approval' })
+    expect((await rig.engine.handlers.getTree({ job_id })).approvals).toContainEqual(
+      expect.objectContaining({ approval_id: fromA.data.approval_id, path: ['root', 'CHILD-A'], label: 'CHILD-A', profile: 'general' }),
+    )
+    expect((await rig.engine.handlers.listJobs({})).waiting[job_id]).toContain(fromA.data.approval_id)
+    const approved = await dispatch('decideApproval', { approval_id: fromA.data.approval_id as string, decision: 'approved', scope: 'job' })
+    expect(approved).toEqual({ ok: true, value: { decided: true } })
+
+    // C's is denied with a message: the model reads it in the tool result.
+    const fromC = await asked('rm keep.txt')
+    const message = 'Keep that file; list the folder instead.'
+    expect(await dispatch('decideApproval', { approval_id: fromC.data.approval_id as string, decision: 'denied', message })).toMatchObject({
+      ok: true,
+    })
+
+    await withTimeout(rig.engine.waitForJob(job_id), 30_000, 'the job to end')
+    const decisions = (await jobEvents(rig.engine, job_id)).filter((event) => event.type === 'approval.decision').map((event) => event.data)
+    // B's identical command ran without asking, under the rule A's approval made.
+    expect(decisions.filter((decision) => decision.scope === 'job')).toEqual([
+      expect.objectContaining({ approval_id: fromA.data.approval_id, decision: 'approved', by: 'user', scope: 'job' }),
+      expect.objectContaining({ decision: 'approved', by: 'auto_approve', scope: 'job' }),
+    ])
+    expect(decisions).toContainEqual(
+      expect.objectContaining({ approval_id: fromC.data.approval_id, decision: 'denied', by: 'user', message }),
+    )
+    expect(deniedResult).toContain(`The user says: ${message}`)
+    expect(existsSync(path.join(project, 'stale.txt'))).toBe(false)
+    expect(readFileSync(path.join(project, 'keep.txt'), 'utf8')).toBe('keep\n')
+    expect((await rig.engine.handlers.getTree({ job_id })).approved_commands).toEqual(['rm -f stale.txt'])
+    expect(await dispatch('revokeApprovedCommand', { job_id, command: 'rm -f stale.txt' })).toEqual({ ok: true, value: { revoked: true } })
+    expect(await dispatch('revokeApprovedCommand', { job_id, command: 'rm -f stale.txt' })).toEqual({ ok: true, value: { revoked: false } })
+    expect((await rig.engine.handlers.getTree({ job_id })).approved_commands).toEqual([])
+  })
+
+  it('flipping the mode decides what waits; the wall clock does not run while an agent waits; bad requests change nothing', async () => {
+    const project = shopProject(tempDir(), { 'stale.txt': 'old\n' })
+    const rig = makeEngine({ project })
+    const spawn = { name: 'task', arguments: { description: 'CHILD-W', prompt: 'CHILD-W: tidy up.', subagent_type: 'general' } }
+    const server = await startFakeOpenAI({
+      route: openaiConversations([
+        { match: 'CHILD-W', turns: [{ tool_calls: [{ name: 'bash', arguments: { command: 'rm -f stale.txt' } }] }, finish('removed')] },
+        { match: 'ROOT-TASK', turns: [{ tool_calls: [spawn] }, finish('done')] },
+      ]),
+    })
+    cleanups.push(() => server.close())
+    const dispatch = createDispatcher(rig.engine.handlers)
+    // A 2 s limit per agent: the child waits longer than that for its approval, and is not timed out.
+    const { job_id } = await rig.engine.handlers.startJob({
+      kind: 'agent',
+      job: goodJob({ base_url: `${server.url}/v1`, subagent_approvals: 'ask', agent_timeout_s: 2 }),
+    })
+    const request = await rig.waitFor((event) => event.type === 'approval.request' && event.depth === 1, 20_000)
+    await new Promise((resolve) => setTimeout(resolve, 2_500))
+    expect((await rig.engine.handlers.getTree({ job_id })).agents.find((agent) => agent.id === request.agent_id)?.status).toBe(
+      'waiting_approval',
+    )
+
+    for (const bad of [
+      { approval_id: request.data.approval_id, decision: 'denied', scope: 'job' },
+      { approval_id: request.data.approval_id, decision: 'approved', message: 'fine' },
+      { approval_id: request.data.approval_id, decision: 'denied', message: '   ' },
+      { approval_id: request.data.approval_id, decision: 'denied', message: 'x'.repeat(5000) },
+    ]) {
+      expect(await dispatch('decideApproval', bad)).toMatchObject({ ok: false, error: { code: 'invalid_request' } })
+    }
+    expect(await dispatch('setSubagentApprovals', { job_id, mode: 'sometimes' })).toMatchObject({ ok: false })
+    expect((await rig.engine.handlers.getTree({ job_id })).approvals).toHaveLength(1)
+
+    // Flipping to approve decides the waiting request.
+    expect(await dispatch('setSubagentApprovals', { job_id, mode: 'approve' })).toEqual({ ok: true, value: { mode: 'approve' } })
+    await withTimeout(rig.engine.waitForJob(job_id), 20_000, 'the job to end')
+    const decision = (await jobEvents(rig.engine, job_id)).find((event) => event.type === 'approval.decision')
+    expect(decision?.data).toMatchObject({ decision: 'approved', by: 'auto_approve' })
+    expect(existsSync(path.join(project, 'stale.txt'))).toBe(false)
+    const tree = await rig.engine.handlers.getTree({ job_id })
+    expect(tree.job).toMatchObject({ status: 'completed', subagent_approvals: 'approve', auto_approve: true })
+    expect(tree.agents.every((agent) => agent.status === 'completed')).toBe(true)
+  })
+})
+
 describe('a job that sends no key', () => {
   it('runs against its own base URL beside a saved key, which never leaves for it; without "no key" it is refused', async () => {
     const rig = makeEngine({ project: shopProject(tempDir()) })
@@ -616,9 +735,13 @@ describe('approvals', () => {
         approval_id: request.data.approval_id,
         job_id,
         agent_id: root.id,
+        path: ['root'],
+        label: 'root',
+        profile: 'general',
         tool: 'bash',
         command: 'rm notes.txt',
         reason: expect.stringContaining('deletes files'),
+        sandboxed: true,
       },
     ])
     expect((await rig.engine.handlers.listJobs({})).waiting).toEqual({ [job_id]: [request.data.approval_id] })

@@ -132,6 +132,7 @@ function importedJob(header: TraceHeader) {
     status: header.job.status,
     ended_at: null,
     auto_approve: false,
+    subagent_approvals: 'deny' as const,
     spawn_paused: false,
     usage: emptyUsage(),
     cost_usd: null,

@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { envelopeSchema, eventTypeSchema, terminalReasonSchema } from '../trace/events'
 import { usageSchema } from '../trace/usage'
+import { maxApprovalMessage } from '../api/job-limits'
 
 /**
  * Messages between the supervisor and an agent process: discriminated unions on `type`,
@@ -158,6 +159,8 @@ export const toAgentSchema = z.discriminatedUnion('type', [
     approval_id: z.string(),
     decision: z.enum(['approved', 'denied']),
     by: z.enum(['user', 'auto_approve', 'auto_deny']).optional(),
+    /** What the user said with a denial, for the model to take another route. */
+    message: z.string().max(maxApprovalMessage).optional(),
   }),
 ])
 export type ToAgent = z.infer<typeof toAgentSchema>

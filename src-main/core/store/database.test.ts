@@ -32,6 +32,26 @@ describe('openDatabase', () => {
     db.close()
   })
 
+  it('gives jobs from before the three subagent approval modes the one their auto-approve switch meant', () => {
+    const file = join(tempDir(), 'arbor.db')
+    const old = new Database(file)
+    migrateDatabase(old, migrations.slice(0, 4))
+    const insert = old.prepare(
+      `INSERT INTO jobs (id, project, task, settings, status, created_at, auto_approve, spawn_paused, usage)
+       VALUES (?, '/p', 't', '{}', 'completed', '2025-01-01T00:00:00.000Z', ?, 0, '{}')`,
+    )
+    insert.run('job-on', 1)
+    insert.run('job-off', 0)
+    old.close()
+    const db = openDatabase(file)
+    expect(db.prepare('SELECT id, subagent_approvals FROM jobs ORDER BY id').all()).toEqual([
+      { id: 'job-off', subagent_approvals: 'deny' },
+      { id: 'job-on', subagent_approvals: 'approve' },
+    ])
+    expect(() => db.prepare("UPDATE jobs SET subagent_approvals = 'sometimes'").run()).toThrow(/CHECK/)
+    db.close()
+  })
+
   it('reopening an up-to-date file changes nothing', () => {
     const file = join(tempDir(), 'arbor.db')
     openDatabase(file).close()

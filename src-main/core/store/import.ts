@@ -52,11 +52,20 @@ export function treeFromTrace(events: Iterable<TraceEvent>): AgentNode[] {
 }
 
 /**
- * Rebuilds the job from its header and events. The header does not carry the initial
- * auto_approve / spawn_paused flags, so they start false and follow `control` events.
+ * Rebuilds the job from its header and events. The header does not carry the initial subagent
+ * approval mode and spawn_paused flag, so they start off (deny, not paused) and follow `control`
+ * events.
  */
 export function jobFromTrace(trace: ParsedTrace): Job {
-  let job: Job = { ...trace.header.job, ended_at: null, auto_approve: false, spawn_paused: false, usage: emptyUsage(), cost_usd: null }
+  let job: Job = {
+    ...trace.header.job,
+    ended_at: null,
+    auto_approve: false,
+    subagent_approvals: 'deny',
+    spawn_paused: false,
+    usage: emptyUsage(),
+    cost_usd: null,
+  }
   let rootReason: TerminalReason | undefined
   for (const event of trace.events) {
     job = reduceJob(job, event)

@@ -127,7 +127,7 @@ describe('endInterruptedJobs', () => {
   it('opens a database from version 2: a job it left running has no owner and is ended as interrupted', () => {
     const file = join(tempDir(), 'arbor.db')
     const old = new Database(file)
-    migrateDatabase(old, migrations.slice(0, 2))
+    migrateDatabase(old, migrations)
     writeAsVersion2(old)
     old.close()
 
@@ -140,7 +140,10 @@ describe('endInterruptedJobs', () => {
   })
 })
 
-/** A running job's rows as Arbor with schema 2 stored them: the job row, then its events projected. */
+/**
+ * A running job's rows as Arbor with schema 2 stored them: the job row, then its events
+ * projected, written by today's code; then what versions 3 on added is taken away again.
+ */
 function writeAsVersion2(db: SqliteDatabase): void {
   db.prepare(
     `INSERT INTO jobs (${jobColumns}) VALUES (${jobColumns
@@ -157,4 +160,13 @@ function writeAsVersion2(db: SqliteDatabase): void {
     }
     projector.write()
   })()
+  db.exec(`
+    ALTER TABLE jobs DROP COLUMN subagent_approvals;
+    ALTER TABLE jobs DROP COLUMN owner_token;
+    ALTER TABLE jobs DROP COLUMN owner_pid;
+    ALTER TABLE jobs DROP COLUMN owner_host;
+    ALTER TABLE jobs DROP COLUMN heartbeat_at;
+    DROP TABLE trace_export;
+    PRAGMA user_version = 2;
+  `)
 }

@@ -1,5 +1,6 @@
 import type { AgentStatus, JobStatus, TerminalReason, TraceEvent } from '../trace/events'
-import type { AgentNode, Job, JobProgress, JobSettings } from '../trace/model'
+import { subagentApprovalsOf, type AgentNode, type Job, type JobProgress, type JobSettings } from '../trace/model'
+import type { SubagentApprovals } from '../trace/statuses'
 
 export type { JobProgress }
 import type { Usage } from '../trace/usage'
@@ -14,6 +15,7 @@ export interface JobRow {
   created_at: string
   ended_at: string | null
   auto_approve: number
+  subagent_approvals: string
   spawn_paused: number
   usage: string
   cost_usd: number | null
@@ -72,6 +74,7 @@ export const jobFromRow = (row: JobRow): Job => ({
   created_at: row.created_at,
   ended_at: row.ended_at,
   auto_approve: row.auto_approve === 1,
+  subagent_approvals: row.subagent_approvals as SubagentApprovals,
   spawn_paused: row.spawn_paused === 1,
   usage: JSON.parse(row.usage) as Usage,
   cost_usd: row.cost_usd,
@@ -89,6 +92,7 @@ export const jobToRow = (job: Job): JobRow => ({
   created_at: job.created_at,
   ended_at: job.ended_at,
   auto_approve: job.auto_approve ? 1 : 0,
+  subagent_approvals: subagentApprovalsOf(job),
   spawn_paused: job.spawn_paused ? 1 : 0,
   usage: JSON.stringify(job.usage),
   cost_usd: job.cost_usd,
@@ -105,6 +109,7 @@ const jobProgressKeys = [
   'status',
   'ended_at',
   'auto_approve',
+  'subagent_approvals',
   'spawn_paused',
   'usage',
   'cost_usd',
@@ -116,6 +121,7 @@ export const jobProgressFromRow = (row: JobProgressRow): JobProgress => ({
   status: row.status as JobStatus,
   ended_at: row.ended_at,
   auto_approve: row.auto_approve === 1,
+  subagent_approvals: row.subagent_approvals as SubagentApprovals,
   spawn_paused: row.spawn_paused === 1,
   usage: JSON.parse(row.usage) as Usage,
   cost_usd: row.cost_usd,
@@ -126,6 +132,7 @@ export const jobProgressToRow = (progress: JobProgress): JobProgressRow => ({
   status: progress.status,
   ended_at: progress.ended_at,
   auto_approve: progress.auto_approve ? 1 : 0,
+  subagent_approvals: subagentApprovalsOf(progress),
   spawn_paused: progress.spawn_paused ? 1 : 0,
   usage: JSON.stringify(progress.usage),
   cost_usd: progress.cost_usd,
@@ -170,7 +177,8 @@ export const eventFromRow = (row: EventRow): TraceEvent =>
   }) as TraceEvent
 
 /** Column lists kept next to the row types so every SELECT returns exactly a row. */
-export const jobColumns = 'id, project, task, settings, status, created_at, ended_at, auto_approve, spawn_paused, usage, cost_usd, imported'
+export const jobColumns =
+  'id, project, task, settings, status, created_at, ended_at, auto_approve, subagent_approvals, spawn_paused, usage, cost_usd, imported'
 /**
  * jobColumns and how the job's root ended, read from the root's row: the reason that names a
  * killed job, in databases written before `job.end` carried it as well.

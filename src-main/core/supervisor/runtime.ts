@@ -3,12 +3,14 @@ import type { Profile } from '../job/profiles'
 import type { PriceTable } from '../providers/pricing'
 import type { AgentStatus, Envelope, EventData, NewTraceEvent, TerminalReason } from '../trace/events'
 import type { Job, JobSettings } from '../trace/model'
+import type { SubagentApprovals } from '../trace/statuses'
 import { emptyUsage, type Usage } from '../trace/usage'
 import type { Provider } from '../providers/types'
 import type { AgentProcess } from './process-host'
 import type { Redactor } from '../secrets/redact'
 import type { TaskRequest } from '../protocol/messages'
 import { HistoryReceiver } from '../protocol/model-history'
+import type { WallClock } from './wall-clock'
 
 /** Where the supervisor writes: the store's trace writer in the app, anything in tests. */
 export interface TraceSink {
@@ -47,7 +49,10 @@ export interface JobRuntime {
   settings: JobSettings
   context: JobContext
   profiles: Record<string, Profile>
-  autoApprove: boolean
+  /** How a subagent's risky command is decided (the root's always waits for the user). */
+  subagentApprovals: SubagentApprovals
+  /** Commands the user approved for the whole job: the same command again, from any agent, runs without asking. */
+  approvedCommands: Set<string>
   paused: boolean
   /** False once the root has ended: no more spawns. */
   active: boolean
@@ -110,14 +115,19 @@ export interface AgentRuntime {
   spawnsThisTurn: number
   /** Fails the agent if its process never says ready. */
   readyTimer: NodeJS.Timeout | null
+  /** The job's wall-clock limit for this agent, paused while it waits for the user; null: none. */
+  clock: WallClock | null
+  /** Requests waiting for the user in this agent's subtree, its own included (its clock is paused while any do). */
+  userWaits: number
 }
 
 export function newJobRuntime(
-  fields: Pick<JobRuntime, 'id' | 'project' | 'settings' | 'context' | 'profiles' | 'autoApprove' | 'paused' | 'redactor'>,
+  fields: Pick<JobRuntime, 'id' | 'project' | 'settings' | 'context' | 'profiles' | 'subagentApprovals' | 'paused' | 'redactor'>,
 ): JobRuntime {
   return {
     ...fields,
     spawnTimes: [],
+    approvedCommands: new Set(),
     active: true,
     ended: false,
     overBudget: false,
@@ -139,7 +149,8 @@ export function storedJob(job: JobRuntime, task: string, now: Date): Job {
     status: 'running',
     created_at: now.toISOString(),
     ended_at: null,
-    auto_approve: job.autoApprove,
+    auto_approve: job.subagentApprovals === 'approve',
+    subagent_approvals: job.subagentApprovals,
     spawn_paused: job.paused,
     usage: emptyUsage(),
     cost_usd: null,
@@ -182,6 +193,8 @@ export function newAgentRuntime(fields: {
     groups: new Set(),
     spawnsThisTurn: 0,
     readyTimer: null,
+    clock: null,
+    userWaits: 0,
   }
 }
 

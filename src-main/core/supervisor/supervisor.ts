@@ -9,11 +9,14 @@ import { sleep as realSleep } from '../providers/sleep'
 import type { Sleep } from '../providers/types'
 import type { AgentOutcome, ToAgent } from '../protocol/messages'
 import type { JobSettings } from '../trace/model'
+import type { SubagentApprovals } from '../trace/statuses'
+import { controlValueOfApprovalMode } from '../trace/projection'
 import { addCost, addUsage } from '../trace/usage'
 import { parseAgentEvent } from './agent-events'
 import { agentInit, modelFor, projectInstructionsData, providerConfig } from './agent-init'
 import { AgentProcesses, type AgentMessage } from './agent-processes'
-import { ApprovalDesk, type PendingApprovalView } from './approvals'
+import { ApprovalDesk, type DecisionOptions, type PendingApprovalView } from './approvals'
+import { WallClock } from './wall-clock'
 import { budgetStep, jobUsage } from './budget'
 import { ModelCalls, type CallRecord } from './model-calls'
 import type { ProcessHost } from './process-host'
@@ -60,6 +63,9 @@ export interface StartJobOptions {
   settings: JobSettings
   /** The profiles this job may use (built-ins plus the project's own) and what failed to load; built-ins by default. */
   loadedProfiles?: LoadedProfiles
+  /** Subagents' risky commands: denied (the default), asked of the user, or approved. */
+  subagentApprovals?: SubagentApprovals
+  /** The older flag: true is `subagentApprovals: 'approve'`. */
   autoApprove?: boolean
   spawnPaused?: boolean
 }
@@ -108,7 +114,11 @@ export class Supervisor {
               }),
       },
     })
-    this.approvals = new ApprovalDesk(this.trace, (agent, message) => this.send(agent, message))
+    this.approvals = new ApprovalDesk(
+      this.trace,
+      (agent, message) => this.send(agent, message),
+      (agent, waiting) => this.userWait(agent, waiting),
+    )
     this.spawns = new Spawns({
       trace: this.trace,
       newId: this.newId,
@@ -142,7 +152,7 @@ export class Supervisor {
       context,
       redactor: createRedactor([context.connection?.api_key, ...(context.secrets ?? []), ...providerKeyVariables.map((name) => env[name])]),
       profiles,
-      autoApprove: options.autoApprove ?? false,
+      subagentApprovals: options.subagentApprovals ?? (options.autoApprove ? 'approve' : 'deny'),
       paused: options.spawnPaused ?? false,
     })
     this.jobs.set(job.id, job)
@@ -152,7 +162,14 @@ export class Supervisor {
     const settings = job.redactor.redactDeep(options.settings)
     this.options.sink.createJob({ ...storedJob(job, task, this.now()), settings })
     this.trace.job(job, 'job.start', { task, settings })
-    if (job.autoApprove) this.trace.job(job, 'control', { action: 'auto_approve', target: job.id, value: true, by: 'user' })
+    if (job.subagentApprovals !== 'deny') {
+      this.trace.job(job, 'control', {
+        action: 'auto_approve',
+        target: job.id,
+        value: controlValueOfApprovalMode(job.subagentApprovals),
+        by: 'user',
+      })
+    }
     if (job.paused) this.trace.job(job, 'control', { action: 'pause', target: job.id, value: true, by: 'user' })
     for (const problem of options.loadedProfiles?.errors ?? []) {
       this.trace.job(job, 'error', { source: 'profiles', file: problem.file, field: problem.field, message: problem.message })
@@ -207,11 +224,37 @@ export class Supervisor {
     }
   }
 
-  /** Flips subagent auto-approve; for a job not running in this session only the setting is recorded. */
+  /** Flips subagent auto-approve: `setSubagentApprovals` with approve or deny. */
   setAutoApprove(jobId: string, value: boolean): void {
+    this.setSubagentApprovals(jobId, value ? 'approve' : 'deny')
+  }
+
+  /**
+   * Sets how the job's subagents' risky commands are decided. Requests waiting now are decided by
+   * the new mode (deny or approve; ask leaves them waiting). For a job not running in this session
+   * only the setting is recorded.
+   */
+  setSubagentApprovals(jobId: string, mode: SubagentApprovals): void {
     const job = this.jobs.get(jobId)
-    if (job) job.autoApprove = value
-    this.trace.job(job ?? { id: jobId }, 'control', { action: 'auto_approve', target: jobId, value, by: 'user' })
+    if (job) job.subagentApprovals = mode
+    this.trace.job(job ?? { id: jobId }, 'control', {
+      action: 'auto_approve',
+      target: jobId,
+      value: controlValueOfApprovalMode(mode),
+      by: 'user',
+    })
+    if (job) this.approvals.applyMode(job)
+  }
+
+  /** Forgets a command approved for the whole job; false when the job had no such rule. */
+  revokeApprovedCommand(jobId: string, command: string): boolean {
+    const job = this.jobs.get(jobId)
+    return job ? this.approvals.revokeForJob(job, command) : false
+  }
+
+  /** The commands approved for the whole job, in the order they were approved. */
+  approvedCommands(jobId: string): string[] {
+    return [...(this.jobs.get(jobId)?.approvedCommands ?? [])]
   }
 
   /** Ends an agent and all its descendants; returns the ids of the agents it stopped. */
@@ -241,9 +284,18 @@ export class Supervisor {
     return true
   }
 
-  /** Decides a root agent's pending approval: by the user, or `auto_deny` where nobody can be asked. */
-  decideApproval(approvalId: string, decision: 'approved' | 'denied', by: 'user' | 'auto_deny' = 'user'): boolean {
-    return this.approvals.decide(this.jobs.values(), approvalId, decision, by)
+  /**
+   * Decides a pending approval (a root's, or a subagent's in ask mode): by the user, or `auto_deny`
+   * where nobody can be asked. `scope: 'job'` approves the same command for the rest of the job;
+   * a denial's `message` goes to the agent.
+   */
+  decideApproval(
+    approvalId: string,
+    decision: 'approved' | 'denied',
+    by: 'user' | 'auto_deny' = 'user',
+    options: DecisionOptions = {},
+  ): boolean {
+    return this.approvals.decide(this.jobs.values(), approvalId, decision, by, options)
   }
 
   pendingApprovals(jobId: string): PendingApprovalView[] {
@@ -286,7 +338,10 @@ export class Supervisor {
       ...projectInstructionsData(agent),
     })
     const timeoutMs = job.settings.agent_timeout_ms ?? (agent.parent ? job.settings.subagent_timeout_ms : null)
-    if (timeoutMs) setTimeout(() => this.stop(agent, 'failed', 'timeout'), timeoutMs).unref()
+    if (timeoutMs) {
+      agent.clock = new WallClock(timeoutMs, () => this.stop(agent, 'failed', 'timeout'))
+      agent.clock.resume()
+    }
     this.processes.start(agent, () => agentInit(agent, firstMessage))
   }
 
@@ -414,6 +469,7 @@ export class Supervisor {
     if (agent.ended) return
     agent.ended = true
     agent.status = ending.status
+    agent.clock?.stop()
     this.approvals.denyAllFor(agent, ending.status === 'killed' ? 'user' : 'auto_deny', `the agent ended (${ending.terminalReason})`)
     const now = Date.now()
     const envelope = buildEnvelope(agent, ending, now)
@@ -487,6 +543,19 @@ export class Supervisor {
   }
 
   // --- helpers ----------------------------------------------------------------------------
+
+  /**
+   * An agent started or stopped waiting for the user. Time spent waiting is the user's: the
+   * agent's wall clock stops, and so do its ancestors' (each waits for it), until nothing in
+   * their subtree waits any more.
+   */
+  private userWait(agent: AgentRuntime, waiting: boolean): void {
+    for (let at: AgentRuntime | null = agent; at; at = at.parent) {
+      at.userWaits += waiting ? 1 : -1
+      if (waiting && at.userWaits === 1) at.clock?.pause()
+      if (!waiting && at.userWaits === 0) at.clock?.resume()
+    }
+  }
 
   private isPaused(job: JobRuntime): boolean {
     return job.paused || this.allPaused

@@ -170,17 +170,27 @@ export const eventDataSchemas = {
     tool: z.string(),
     command: z.string(),
     reason: z.string().meta({ description: 'why the command is risky' }),
+    path: z.array(z.string()).optional().meta({ description: 'the labels from the root down to the asking agent' }),
+    sandboxed: z.boolean().optional().meta({ description: 'the command runs in the OS sandbox (false: the job runs without it)' }),
   }),
   'approval.decision': z.looseObject({
     approval_id: z.string(),
     decision: z.enum(['approved', 'denied']),
     by: z.string().meta({ description: '`user`, `auto_approve` or `auto_deny`' }),
     reason: z.string().optional().meta({ description: 'set when the request was closed because its agent ended' }),
+    scope: z
+      .enum(['once', 'job'])
+      .optional()
+      .meta({ description: '`job`: the same command is approved for the rest of the job, from any agent (absent: once)' }),
+    message: z.string().optional().meta({ description: 'what the user said to the agent with a denial' }),
   }),
   control: z.looseObject({
     action: z.enum(['pause', 'resume', 'kill', 'cancel_spawn', 'auto_approve']),
     target: z.string().meta({ description: 'an agent id, a job id, or `all`' }),
-    value: z.unknown().meta({ description: 'the new value: true/false for pause and auto_approve' }),
+    value: z.unknown().meta({
+      description:
+        'the new value: true/false for pause; for auto_approve the subagent approval mode: true (approve), false (deny) or "ask"',
+    }),
     by: z.string(),
   }),
   'context.compact': z

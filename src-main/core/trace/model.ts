@@ -1,4 +1,5 @@
 import type { AgentStatus, JobStatus, TerminalReason } from './events'
+import type { SubagentApprovals } from './statuses'
 import type { Usage } from './usage'
 
 /**
@@ -72,7 +73,10 @@ export interface Job {
   status: JobStatus
   created_at: string
   ended_at: string | null
+  /** True exactly when subagent_approvals is `approve` (the flag of jobs from before the three modes). */
   auto_approve: boolean
+  /** How a subagent's risky command is decided; absent in traces from before the three modes: auto_approve says. */
+  subagent_approvals?: SubagentApprovals
   spawn_paused: boolean
   usage: Usage
   cost_usd: number | null
@@ -83,7 +87,14 @@ export interface Job {
 }
 
 /** The part of a job its events change (projection.ts reduceJob), with the id that names it. */
-export type JobProgress = Pick<Job, 'id' | 'status' | 'ended_at' | 'auto_approve' | 'spawn_paused' | 'usage' | 'cost_usd'>
+export type JobProgress = Pick<
+  Job,
+  'id' | 'status' | 'ended_at' | 'auto_approve' | 'subagent_approvals' | 'spawn_paused' | 'usage' | 'cost_usd'
+>
+
+/** A job's subagent approval mode, for a job of any age. */
+export const subagentApprovalsOf = (job: Pick<Job, 'auto_approve' | 'subagent_approvals'>): SubagentApprovals =>
+  job.subagent_approvals ?? (job.auto_approve ? 'approve' : 'deny')
 
 /** One node of the delegation tree, projected from the trace (see projection.ts). */
 export interface AgentNode {

@@ -1,5 +1,6 @@
 import type { AgentStatus, TraceEvent } from './events'
 import type { AgentNode, JobProgress } from './model'
+import type { SubagentApprovals } from './statuses'
 import { addCost, addUsage, emptyUsage, type Usage } from './usage'
 
 /**
@@ -119,6 +120,16 @@ export function updateAgent(node: AgentNode, event: TraceEvent): void {
   }
 }
 
+/**
+ * The mode an `auto_approve` control sets: true approve, false deny, and `"ask"` ask. Format 1
+ * keeps the action (a reader from before the three modes takes "ask" as not approving, which it
+ * is); anything else reads as deny.
+ */
+export const approvalModeOfControl = (value: unknown): SubagentApprovals => (value === true ? 'approve' : value === 'ask' ? 'ask' : 'deny')
+
+/** The `value` of the `auto_approve` control that sets `mode`. */
+export const controlValueOfApprovalMode = (mode: SubagentApprovals): boolean | 'ask' => (mode === 'ask' ? 'ask' : mode === 'approve')
+
 /** True for the events reduceJob may change a job for; it returns the job itself for any other. */
 export const changesJob = (event: TraceEvent): boolean => event.type === 'job.end' || event.type === 'control'
 
@@ -136,7 +147,10 @@ export function reduceJob<J extends JobProgress>(job: J, event: TraceEvent): J {
       }
     case 'control': {
       const { action, target, value } = event.data
-      if (action === 'auto_approve') return { ...job, auto_approve: value === true }
+      if (action === 'auto_approve') {
+        const mode = approvalModeOfControl(value)
+        return { ...job, auto_approve: mode === 'approve', subagent_approvals: mode }
+      }
       if (action === 'pause' && target === job.id) return { ...job, spawn_paused: true }
       if (action === 'resume' && target === job.id) return { ...job, spawn_paused: false }
       return job

@@ -5,6 +5,11 @@ export const jobStatuses = ['running', 'completed', 'failed', 'cancelled', 'inte
 export const jobStatusSchema = z.enum(jobStatuses)
 export type JobStatus = z.infer<typeof jobStatusSchema>
 
+/** Who decides a subagent's risky command: nobody (denied), the user (asked, as the root's), or nobody (approved). */
+export const subagentApprovalModes = ['deny', 'ask', 'approve'] as const
+export const subagentApprovalsSchema = z.enum(subagentApprovalModes)
+export type SubagentApprovals = z.infer<typeof subagentApprovalsSchema>
+
 export const agentStatuses = [
   'held',
   'queued',
@@ -40,3 +45,7 @@ export type TerminalReason = z.infer<typeof terminalReasonSchema>
  */
 export const jobOutcome = (status: JobStatus, reason?: TerminalReason | null): string =>
   status === 'cancelled' && reason === 'killed' ? 'killed' : status
+
+/** The mode after `mode` in deny → ask → approve → deny (the `A` shortcut). */
+export const nextApprovalMode = (mode: SubagentApprovals): SubagentApprovals =>
+  subagentApprovalModes[(subagentApprovalModes.indexOf(mode) + 1) % subagentApprovalModes.length]!

@@ -1,5 +1,7 @@
 import { useShallow } from 'zustand/react/shallow'
 import { JobStatusBadge } from '../jobs/JobStatusBadge'
+import { SubagentApprovalsControl } from './SubagentApprovalsControl'
+import { subagentApprovalsOf } from '@core/trace/model'
 import { useArbor, type ArborState } from '../store'
 import { rootKey } from '../store/tree-state'
 import { formatCost, formatTokens } from '../util/format'
@@ -128,17 +130,11 @@ export function JobToolbar() {
             >
               {job.spawn_paused ? 'Resume spawning' : 'Pause spawning'}
             </button>
-            <label className="switch" title="Approve risky actions of subagents automatically; the root always asks (A)">
-              <input
-                type="checkbox"
-                data-testid="auto-approve"
-                checked={job.auto_approve}
-                disabled={!live}
-                onChange={(event) => void store.setAutoApprove(job.id, event.target.checked)}
-              />
-              <span className="switch__track" aria-hidden />
-              Subagent auto-approve
-            </label>
+            <SubagentApprovalsControl
+              mode={subagentApprovalsOf(job)}
+              disabled={!live}
+              onChange={(mode) => void store.setSubagentApprovals(job.id, mode)}
+            />
             {live && rootId && (
               <button className="button danger" data-testid="kill-job" onClick={() => store.askKill(rootId)}>
                 Kill job

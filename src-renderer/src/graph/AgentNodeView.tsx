@@ -145,7 +145,12 @@ function AgentCard({ id }: { id: string }) {
         <span className="depth">d{agent.depth}</span>
       </div>
       <div className="agent-node__activity">
-        {agent.current_tool ? (
+        {agent.status === 'waiting_approval' ? (
+          // Before its tool: the command waits for the user, not for the tool.
+          <span className="state status-text-waiting_approval" data-testid="node-waiting">
+            ⚠ waiting for you
+          </span>
+        ) : agent.current_tool ? (
           <span className="tool">▸ {agent.current_tool}</span>
         ) : (
           <span className={`state status-text-${agent.status}`}>

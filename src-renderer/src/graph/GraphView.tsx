@@ -51,6 +51,7 @@ const selectStructure = (state: ArborState) => `${state.replay?.cursor ? 'replay
 const selectTreeJob = (state: ArborState) => state.tree.jobId
 const selectCollapsed = (state: ArborState) => state.collapsed
 const selectPaneWidth = (state: ReactFlowState) => state.width
+const selectPaneHeight = (state: ReactFlowState) => state.height
 const never = () => false
 const noFlowNodes = flowNodesFor(emptyTree(), { positions: new Map(), bands: [], maxDepth: 0, minX: 0, maxX: 0 })
 
@@ -67,6 +68,7 @@ function Flow() {
   const expandedFanOuts = useFanOuts((state) => state.expanded)
   const zoomedOut = useStore(selectZoomedOut)
   const paneWidth = useStore(selectPaneWidth)
+  const paneHeight = useStore(selectPaneHeight)
   const nodeCache = useRef<FlowNodeCache>(new Map())
   const edgeCache = useRef(new Map<string, Edge>())
 
@@ -84,7 +86,7 @@ function Flow() {
   const visibleCount = layout.positions.size
   // Until FitOnGrowth has fitted this tree, the zoom to go by is the one the fit is about to set.
   const fitted = useRef('')
-  const overview = useOverview(visibleCount, bounds, fitted.current !== fitKey(visibleCount, jobId, paneWidth))
+  const overview = useOverview(visibleCount, bounds, fitted.current !== fitKey(visibleCount, jobId, paneWidth, paneHeight))
   const calmEdges = useArbor(overview ? never : selectCalmEdges)
   // The overview draws every node itself: xyflow gets none (its cost grows with the nodes it holds).
   const laidOut = useMemo(

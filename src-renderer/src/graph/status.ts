@@ -13,7 +13,7 @@ export const agentStatusLook: Record<AgentStatus, StatusLook> = {
   held: { icon: '‖', label: 'held', busy: false, ghost: true },
   queued: { icon: '⋯', label: 'queued', busy: false, ghost: true },
   running: { icon: '', label: 'running', busy: true, ghost: false },
-  waiting_approval: { icon: '', label: 'waiting approval', busy: true, ghost: false },
+  waiting_approval: { icon: '', label: 'waiting for you', busy: true, ghost: false },
   completed: { icon: '✓', label: 'completed', busy: false, ghost: false },
   partial: { icon: '◐', label: 'partial', busy: false, ghost: false },
   failed: { icon: '✕', label: 'failed', busy: false, ghost: false },

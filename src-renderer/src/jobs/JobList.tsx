@@ -23,14 +23,14 @@ export function JobList() {
 }
 
 /**
- * Root approvals waiting: exact from the loaded tree for the job on screen, else the live set
- * (listJobs().waiting, then approval events of root agents).
+ * Approvals waiting for the user: exact from the loaded tree for the job on screen, else the
+ * live set (listJobs().waiting, then approval events).
  */
 function waitingCount(state: ArborState, jobId: string): number {
   const job = state.jobs[jobId]
   if (!job || job.status !== 'running' || job.imported) return 0
   if (state.tree.jobId === jobId && !state.tree.loading && !state.tree.error) {
-    return state.tree.approvals.filter((approval) => state.tree.agents[approval.agent_id]?.parent_id === null).length
+    return state.tree.approvals.length
   }
   return state.waiting[jobId]?.length ?? 0
 }

@@ -68,6 +68,7 @@ describe('form ↔ NewJob', () => {
       max_spawns_per_turn: 0,
       max_spawns_per_minute: 120,
       auto_approve: true,
+      subagent_approvals: 'approve',
       spawn_paused: true,
       allow_network: true,
       no_sandbox: true,
@@ -75,6 +76,11 @@ describe('form ↔ NewJob', () => {
     })
     expect(newJobSchema.parse(inputFromForm(formFromJob(full)))).toEqual(full)
     expect(newJobSchema.parse(inputFromForm(formFromJob(job())))).toEqual(job())
+    // Ask mode: auto-approve is off, the mode says the rest.
+    const ask = newJobSchema.parse(inputFromForm(formFromJob(job({ subagent_approvals: 'ask' }))))
+    expect(ask).toMatchObject({ auto_approve: false, subagent_approvals: 'ask' })
+    // A job from before the three modes: its switch says which.
+    expect(formFromJob(job({ auto_approve: true, subagent_approvals: undefined })).subagent_approvals).toBe('approve')
   })
 
   it('shows null as an empty input and reads an empty input back as null', () => {

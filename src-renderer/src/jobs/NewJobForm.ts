@@ -1,5 +1,15 @@
 import type { ProfileInfo, SettingsView } from '@core/api/contract'
-import { checkNewJob, defaultModels, fieldErrors, newJobSchema, type FieldErrors, type NewJob, type ProviderId } from '@core/api/job-form'
+import {
+  approvalModeOf,
+  checkNewJob,
+  defaultModels,
+  fieldErrors,
+  newJobSchema,
+  type FieldErrors,
+  type NewJob,
+  type ProviderId,
+} from '@core/api/job-form'
+import type { SubagentApprovals } from '@core/trace/statuses'
 import { priceFor, type ModelPrice, type PriceTable } from '@core/providers/pricing'
 import { spawnGuardDefaults } from '@core/trace/model'
 import { errorFields, errorText } from '../store/error-text'
@@ -23,7 +33,8 @@ export interface NewJobForm {
   agent_timeout_s: string
   max_spawns_per_turn: string
   max_spawns_per_minute: string
-  auto_approve: boolean
+  /** Subagents' risky commands (the form's one control; auto_approve follows it). */
+  subagent_approvals: SubagentApprovals
   spawn_paused: boolean
   allow_network: boolean
   no_sandbox: boolean
@@ -51,7 +62,7 @@ export const formFieldOrder: readonly FormField[] = [
   'allow_network',
   'no_sandbox',
   'no_sandbox_confirmed',
-  'auto_approve',
+  'subagent_approvals',
   'spawn_paused',
 ]
 
@@ -75,7 +86,7 @@ export function formFromJob(job: NewJob): NewJobForm {
     agent_timeout_s: text(job.agent_timeout_s),
     max_spawns_per_turn: text(job.max_spawns_per_turn),
     max_spawns_per_minute: text(job.max_spawns_per_minute),
-    auto_approve: job.auto_approve,
+    subagent_approvals: approvalModeOf(job),
     spawn_paused: job.spawn_paused,
     allow_network: job.allow_network,
     no_sandbox: job.no_sandbox,
@@ -124,7 +135,8 @@ export function inputFromForm(form: NewJobForm): Record<keyof NewJob, unknown> {
     // Empty is null, not undefined, so the schema refuses it rather than filling in its default unseen.
     max_spawns_per_turn: numberFromText(form.max_spawns_per_turn, { whole: true, empty: null }),
     max_spawns_per_minute: numberFromText(form.max_spawns_per_minute, { whole: true, empty: null }),
-    auto_approve: form.auto_approve,
+    auto_approve: form.subagent_approvals === 'approve',
+    subagent_approvals: form.subagent_approvals,
     spawn_paused: form.spawn_paused,
     allow_network: form.allow_network,
     no_sandbox: form.no_sandbox,
@@ -168,7 +180,8 @@ function fallbackJob(form: NewJobForm): NewJob {
     job_cost_budget: typeof cost === 'number' && Number.isFinite(cost) && cost > 0 ? cost : null,
     agent_timeout_s: null,
     ...spawnGuardDefaults,
-    auto_approve: form.auto_approve,
+    auto_approve: form.subagent_approvals === 'approve',
+    subagent_approvals: form.subagent_approvals,
     spawn_paused: form.spawn_paused,
     allow_network: form.allow_network,
     no_sandbox: form.no_sandbox,

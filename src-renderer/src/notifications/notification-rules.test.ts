@@ -22,13 +22,18 @@ describe('notificationsFor', () => {
     ])
   })
 
-  it('ignores approvals of subagents', () => {
+  it("asks for a subagent's approval that waits (ask mode), not for one its job's mode decided in the same batch", () => {
     const event = eventFactory('job-1')
+    const child = { parent_id: 'root', depth: 1 }
     const planned = notificationsFor(
-      [event('approval.request', 'child', { approval_id: 'ap-2', command: 'ls' }, { parent_id: 'root', depth: 1 })],
+      [
+        event('approval.request', 'child', { approval_id: 'ap-2', command: 'ls -R' }, child),
+        event('approval.decision', 'child', { approval_id: 'ap-2', decision: 'denied', by: 'auto_deny' }, child),
+        event('approval.request', 'child', { approval_id: 'ap-3', command: 'rm a.txt' }, child),
+      ],
       context,
     )
-    expect(planned).toEqual([])
+    expect(planned.map((each) => each.key)).toEqual(['approval:ap-3'])
   })
 
   it('names a failed job', () => {

@@ -29,15 +29,17 @@ const endTitles: Record<string, string> = {
 
 /**
  * The notifications a live batch calls for: one when a job's root agent starts waiting for an
- * approval (`approval.request` with parent_id null; subagents never ask the user), one when a
+ * approval (the root's; a subagent's in ask mode, which is one its batch does not also decide), one when a
  * job ends. Nothing else.
  */
 export function notificationsFor(events: readonly TraceEvent[], context: NotificationContext): PlannedNotification[] {
   const planned: PlannedNotification[] = []
   // Asked only for the rare event that gives a notification: a live batch holds thousands.
   const task = (event: TraceEvent): string => firstLine(context.taskOf(event.job_id))
+  // A subagent's request that its job's mode decided at once comes with its decision.
+  const decided = new Set(events.flatMap((event) => (event.type === 'approval.decision' ? [event.data.approval_id] : [])))
   for (const event of events) {
-    if (event.type === 'approval.request' && event.agent_id !== null && event.parent_id === null) {
+    if (event.type === 'approval.request' && event.agent_id !== null && !decided.has(event.data.approval_id)) {
       const command = typeof event.data.command === 'string' ? firstLine(event.data.command, 80) : ''
       const approvalId = typeof event.data.approval_id === 'string' ? event.data.approval_id : String(event.seq)
       planned.push({

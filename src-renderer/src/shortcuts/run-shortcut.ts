@@ -1,4 +1,6 @@
 import { useArbor } from '../store'
+import { subagentApprovalsOf } from '@core/trace/model'
+import { nextApprovalMode } from '@core/trace/statuses'
 import type { ShortcutAction } from './keymap'
 
 const isActive = (status: string): boolean => status === 'running' || status === 'waiting_approval'
@@ -42,7 +44,7 @@ export function runShortcut(action: ShortcutAction): void {
     }
     case 'toggleAutoApprove': {
       const target = liveJob()
-      if (target) void state.setAutoApprove(target.id, !target.auto_approve)
+      if (target) void state.setSubagentApprovals(target.id, nextApprovalMode(subagentApprovalsOf(target)))
       return
     }
     case 'killBranch': {

@@ -5,18 +5,20 @@ import { applyAttentionEvents, type AttentionState } from './attention-events'
 const empty: AttentionState = { waiting: {}, budgetWarnings: {} }
 
 describe('applyAttentionEvents', () => {
-  it('counts pending approvals of root agents only, and clears a job when it ends', () => {
+  it("counts pending approvals, a subagent's in ask mode too but not one its mode decided, and clears a job when it ends", () => {
     const event = eventFactory('job-1')
     const asked = applyAttentionEvents(empty, [
       event('approval.request', 'root', { approval_id: 'a1' }),
       event('approval.request', 'root', { approval_id: 'a2' }),
       event('approval.request', 'child', { approval_id: 'a3' }, { parent_id: 'root', depth: 1 }),
+      event('approval.request', 'child', { approval_id: 'a4' }, { parent_id: 'root', depth: 1 }),
+      event('approval.decision', 'child', { approval_id: 'a4', decision: 'denied', by: 'auto_deny' }, { parent_id: 'root', depth: 1 }),
     ])
-    expect(asked.waiting).toEqual({ 'job-1': ['a1', 'a2'] })
+    expect(asked.waiting).toEqual({ 'job-1': ['a1', 'a2', 'a3'] })
     // A request already known (from listJobs) is not counted again.
     expect(applyAttentionEvents(asked, [event('approval.request', 'root', { approval_id: 'a2' })])).toBe(asked)
     const decided = applyAttentionEvents(asked, [event('approval.decision', 'root', { approval_id: 'a1', decision: 'approved' })])
-    expect(decided.waiting).toEqual({ 'job-1': ['a2'] })
+    expect(decided.waiting).toEqual({ 'job-1': ['a2', 'a3'] })
     const ended = applyAttentionEvents(decided, [event('job.end', null, { status: 'completed' })])
     expect(ended.waiting).toEqual({})
   })

@@ -1,16 +1,17 @@
 import type { TraceEvent } from '@core/trace/events'
 
-/** What the job list flags without opening a job: root approvals waiting, budget warnings. */
+/** What the job list flags without opening a job: approvals waiting for the user, budget warnings. */
 export interface AttentionState {
-  /** Ids of the root agent's pending approvals, by job (absent: none). */
+  /** Ids of the approvals waiting for the user (the root's; subagents' in ask mode), by job (absent: none). */
   waiting: Record<string, readonly string[]>
   /** The budget share a job's `budget.warning` reported, by job. */
   budgetWarnings: Record<string, number>
 }
 
 /**
- * Applies a live batch: an `approval.request` of a root agent (parent_id null) adds its id to its
- * job's pending set, its `approval.decision` removes it, `job.end` clears the job; `budget.warning`
+ * Applies a live batch: an `approval.request` adds its id to its job's pending set, its
+ * `approval.decision` removes it (a subagent's request its job's mode decided comes with its
+ * decision, and so never counts), `job.end` clears the job; `budget.warning`
  * records the share. By id, so a request seen both in `listJobs` and live counts once. Returns the
  * same objects when nothing changed.
  */
@@ -23,11 +24,11 @@ export function applyAttentionEvents(state: AttentionState, events: readonly Tra
     else delete waiting[jobId]
   }
   for (const event of events) {
-    const isRoot = event.agent_id !== null && event.parent_id === null
+    const isAgent = event.agent_id !== null
     const current = waiting[event.job_id] ?? []
     const id = typeof event.data.approval_id === 'string' ? event.data.approval_id : null
-    if (event.type === 'approval.request' && isRoot && id !== null && !current.includes(id)) setWaiting(event.job_id, [...current, id])
-    else if (event.type === 'approval.decision' && isRoot && id !== null && current.includes(id))
+    if (event.type === 'approval.request' && isAgent && id !== null && !current.includes(id)) setWaiting(event.job_id, [...current, id])
+    else if (event.type === 'approval.decision' && isAgent && id !== null && current.includes(id))
       setWaiting(
         event.job_id,
         current.filter((each) => each !== id),

@@ -2,6 +2,7 @@ import { api, transport } from './api-ref'
 import { emptyTree } from './tree-state'
 import { errorText } from './error-text'
 import type { ControlsSlice, SliceCreator } from './types'
+import type { SubagentApprovals } from '@core/trace/statuses'
 
 /** User controls: each calls the API, reflects the answer at once, and reports failures. */
 export const createControlsSlice: SliceCreator<ControlsSlice> = (set, get) => {
@@ -12,7 +13,10 @@ export const createControlsSlice: SliceCreator<ControlsSlice> = (set, get) => {
       get().notify('error', `${what} failed: ${errorText(error)}`)
     }
   }
-  const patchJob = (jobId: string, patch: { spawn_paused?: boolean; auto_approve?: boolean }): void =>
+  const patchJob = (
+    jobId: string,
+    patch: { spawn_paused?: boolean; auto_approve?: boolean; subagent_approvals?: SubagentApprovals },
+  ): void =>
     set((state) => {
       const job = state.jobs[jobId]
       return job ? { jobs: { ...state.jobs, [jobId]: { ...job, ...patch } } } : {}
@@ -34,7 +38,13 @@ export const createControlsSlice: SliceCreator<ControlsSlice> = (set, get) => {
     setAutoApprove: (jobId, value) =>
       attempt('Subagent auto-approve', async () => {
         const result = await api().setAutoApprove({ job_id: jobId, value })
-        patchJob(jobId, { auto_approve: result.value })
+        patchJob(jobId, { auto_approve: result.value, subagent_approvals: result.value ? 'approve' : 'deny' })
+      }),
+
+    setSubagentApprovals: (jobId, mode) =>
+      attempt('Subagent approvals', async () => {
+        const result = await api().setSubagentApprovals({ job_id: jobId, mode })
+        patchJob(jobId, { auto_approve: result.mode === 'approve', subagent_approvals: result.mode })
       }),
 
     killAgent: (agentId) =>
@@ -47,15 +57,31 @@ export const createControlsSlice: SliceCreator<ControlsSlice> = (set, get) => {
         await api().cancelSpawn({ agent_id: agentId })
       }),
 
-    decideApproval: (approval, decision) =>
+    revokeApprovedCommand: (jobId, command) =>
+      attempt('Revoke', async () => {
+        await api().revokeApprovedCommand({ job_id: jobId, command })
+        set((state) =>
+          state.tree.jobId === jobId
+            ? { tree: { ...state.tree, approvedCommands: state.tree.approvedCommands.filter((each) => each !== command) } }
+            : {},
+        )
+      }),
+
+    decideApproval: (approval, decision, options = {}) =>
       attempt('Approval', async () => {
-        await api().decideApproval({ approval_id: approval.approval_id, decision })
-        set((state) => ({
-          tree: {
-            ...state.tree,
-            approvals: state.tree.approvals.filter((pending) => pending.approval_id !== approval.approval_id),
-          },
-        }))
+        await api().decideApproval({ approval_id: approval.approval_id, decision, ...options })
+        set((state) => {
+          const rules = state.tree.approvedCommands
+          // Approved for the job: the rule shows at once (the decision's event finds the request gone).
+          const approvedCommands = options.scope === 'job' && !rules.includes(approval.command) ? [...rules, approval.command] : rules
+          return {
+            tree: {
+              ...state.tree,
+              approvals: state.tree.approvals.filter((pending) => pending.approval_id !== approval.approval_id),
+              approvedCommands,
+            },
+          }
+        })
       }),
 
     exportJob: (jobId, format = 'jsonl') =>

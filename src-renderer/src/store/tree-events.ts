@@ -18,6 +18,7 @@ export function applyTreeEvents(state: TreeState, events: readonly TraceEvent[])
   const agents: Record<string, AgentNode> = { ...state.agents }
   let order = state.order
   let approvals = state.approvals
+  let approvedCommands = state.approvedCommands
   let structureChanged = false
   let lastSeq = state.lastSeq
   const changed = new Set<string>()
@@ -36,6 +37,7 @@ export function applyTreeEvents(state: TreeState, events: readonly TraceEvent[])
       agents[node.id] = node
       changed.add(node.id)
     }
+    approvedCommands = applyApprovalRule(approvedCommands, approvals, event)
     approvals = applyApprovalEvent(approvals, event)
   }
   const children = structureChanged ? buildChildren(agents, order) : state.children
@@ -47,8 +49,16 @@ export function applyTreeEvents(state: TreeState, events: readonly TraceEvent[])
     structure: structureChanged ? state.structure + 1 : state.structure,
     subtree: structureChanged ? buildSubtreeTotals(agents, children) : updateSubtreeTotals(state.subtree, agents, children, changed),
     approvals,
+    approvedCommands,
     lastSeq,
   }
+}
+
+/** The user approved a waiting command for the whole job: it joins the job's rules. */
+function applyApprovalRule(rules: string[], approvals: readonly PendingApproval[], event: TraceEvent): string[] {
+  if (event.type !== 'approval.decision' || event.data.scope !== 'job' || event.data.by !== 'user') return rules
+  const command = approvals.find((approval) => approval.approval_id === event.data.approval_id)?.command
+  return command === undefined || rules.includes(command) ? rules : [...rules, command]
 }
 
 /** Once the snapshot is in: drop what it already holds (seq ≤ watermark), apply the rest. */
@@ -69,6 +79,8 @@ function applyApprovalEvent(approvals: PendingApproval[], event: TraceEvent): Pe
         tool: text(data.tool),
         command: text(data.command),
         reason: text(data.reason ?? data.risk_reason),
+        ...(Array.isArray(data.path) ? { path: data.path.map(String) } : {}),
+        ...(typeof data.sandboxed === 'boolean' ? { sandboxed: data.sandboxed } : {}),
       },
     ]
   }

@@ -54,7 +54,15 @@ function pagedApi(agents: AgentNode[], lastSeq: number, between: () => void) {
     const offset = input.page?.offset ?? 0
     const end = offset + treePageSize
     const next = end < agents.length ? { snapshot: 'snap', offset: end } : null
-    return structuredClone({ job, agents: agents.slice(offset, end), last_seq: lastSeq, approvals: [], answer: null, next })
+    return structuredClone({
+      job,
+      agents: agents.slice(offset, end),
+      last_seq: lastSeq,
+      approvals: [],
+      approved_commands: [],
+      answer: null,
+      next,
+    })
   }
   setTransport({ kind: 'browser', api: { getTree } as unknown as ArborApi } as Transport)
   return asked

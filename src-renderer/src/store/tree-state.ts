@@ -24,6 +24,8 @@ export interface TreeState {
   structure: number
   subtree: Record<string, SubtreeTotals>
   approvals: PendingApproval[]
+  /** Commands the user approved for the whole job (they run again unasked), in the order approved. */
+  approvedCommands: string[]
   /** Events with a seq at or below this are already in the tree (snapshot or applied). */
   lastSeq: number
   /** Events received while the snapshot loads, applied (above the watermark) once it arrives. */
@@ -40,6 +42,7 @@ export const emptyTree = (jobId: string | null = null, loading = false): TreeSta
   structure: 0,
   subtree: {},
   approvals: [],
+  approvedCommands: [],
   lastSeq: 0,
   pending: [],
 })
@@ -165,7 +168,7 @@ export class SnapshotTree {
   }
 
   /** The tree of every page added. */
-  finish(jobId: string, approvals: PendingApproval[], lastSeq: number): TreeState {
+  finish(jobId: string, approvals: PendingApproval[], lastSeq: number, approvedCommands: string[] = []): TreeState {
     const order = this.ordered.map((agent) => agent.id)
     const children = buildChildren(this.agents, order)
     return {
@@ -176,6 +179,7 @@ export class SnapshotTree {
       structure: 1,
       subtree: buildSubtreeTotals(this.agents, children),
       approvals,
+      approvedCommands,
       lastSeq,
     }
   }

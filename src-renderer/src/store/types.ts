@@ -1,5 +1,6 @@
 import type { StateCreator } from 'zustand'
 import type { PendingApproval, ProjectInfo, RecentProject } from '@core/api/contract'
+import type { SubagentApprovals } from '@core/trace/statuses'
 import type { TraceEvent } from '@core/trace/events'
 import type { Job } from '@core/trace/model'
 import type { Timeline } from '@core/trace/timeline'
@@ -48,9 +49,17 @@ export interface ControlsSlice {
   setSpawnPaused(jobId: string, paused: boolean): Promise<void>
   setAllPaused(paused: boolean): Promise<void>
   setAutoApprove(jobId: string, value: boolean): Promise<void>
+  setSubagentApprovals(jobId: string, mode: SubagentApprovals): Promise<void>
+  /** Forgets a command approved for the whole job: the next one asks again. */
+  revokeApprovedCommand(jobId: string, command: string): Promise<void>
   killAgent(agentId: string): Promise<void>
   cancelSpawn(agentId: string): Promise<void>
-  decideApproval(approval: PendingApproval, decision: 'approved' | 'denied'): Promise<void>
+  /** `scope: 'job'` approves the same command for the rest of the job; `message` goes to the agent with a denial. */
+  decideApproval(
+    approval: PendingApproval,
+    decision: 'approved' | 'denied',
+    options?: { scope?: 'once' | 'job'; message?: string },
+  ): Promise<void>
   exportJob(jobId: string, format?: ExportFormat): Promise<void>
   openProject(path: string): Promise<void>
 }

@@ -69,7 +69,10 @@ async function approve(command: string, context: Parameters<Tool['execute']>[1])
     throw new ToolError(`the command was not run: ${error instanceof Error ? error.message : String(error)}`)
   }
   const by = outcome.by ?? 'the supervisor'
-  if (outcome.decision !== 'approved') throw new ToolError(`the command was denied by ${by} (risky: ${reason}); it was not run`)
+  if (outcome.decision !== 'approved') {
+    const said = outcome.message ? `\nThe user says: ${outcome.message}` : ''
+    throw new ToolError(`the command was denied by ${by} (risky: ${reason}); it was not run${said}`)
+  }
   return `[risky: ${reason}; approved by ${by}]\n`
 }
 

@@ -17,6 +17,8 @@ export interface ApprovalOutcome {
   decision: 'approved' | 'denied'
   /** Who decided (`user`, `auto_approve`, `auto_deny`) when the supervisor says so; null when it does not. */
   by: string | null
+  /** What the user said with a denial, when they said something. */
+  message?: string
 }
 
 /** What a tool may use besides its arguments. */

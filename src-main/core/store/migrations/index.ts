@@ -2,12 +2,13 @@ import { initial } from './001-initial'
 import { settingsAndImports } from './002-settings-and-imports'
 import { jobOwners } from './003-job-owners'
 import { traceExport } from './004-trace-export'
+import { subagentApprovals } from './005-subagent-approvals'
 import type { Migration } from './migration'
 
 export type { Migration } from './migration'
 
 /** Every migration, in order. Add a file `NNN-name.ts` and list it here. */
-export const migrations: readonly Migration[] = [initial, settingsAndImports, jobOwners, traceExport]
+export const migrations: readonly Migration[] = [initial, settingsAndImports, jobOwners, traceExport, subagentApprovals]
 
 migrations.forEach((migration, index) => {
   if (migration.version !== index + 1) {

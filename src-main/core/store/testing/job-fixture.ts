@@ -35,6 +35,7 @@ export function sampleJob(overrides: Partial<Job> = {}): Job {
     created_at: '2025-03-01T09:59:59.000Z',
     ended_at: null,
     auto_approve: false,
+    subagent_approvals: 'deny',
     spawn_paused: false,
     usage: emptyUsage(),
     cost_usd: null,

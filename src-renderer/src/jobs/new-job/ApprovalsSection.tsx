@@ -1,16 +1,29 @@
+import type { SubagentApprovals } from '@core/trace/statuses'
 import { FormSection } from '../../settings/FormControls'
+import { approvalModeText } from '../../controls/SubagentApprovalsControl'
 import type { JobFields } from './job-fields'
 
 /** What may run without asking, and whether subagents wait for a resume. */
 export function ApprovalsSection(props: { fields: JobFields }) {
-  const { id, row, toggle } = props.fields
+  const { id, row, toggle, form, update, fieldProps } = props.fields
   return (
     <FormSection title="Approvals" id={id('s-approvals')}>
       {row(
-        'auto_approve',
-        'Subagent auto-approve',
-        'Run risky commands of subagents without asking. The root agent always asks. You can change it while the job runs.',
-        toggle('auto_approve'),
+        'subagent_approvals',
+        'Subagent commands',
+        'What happens to a subagent’s risky command. The root agent always asks. You can change it while the job runs.',
+        <select
+          {...fieldProps('subagent_approvals')}
+          className="input select"
+          value={form.subagent_approvals}
+          onChange={(event) => update('subagent_approvals', event.target.value as SubagentApprovals)}
+        >
+          {(['deny', 'ask', 'approve'] as const).map((mode) => (
+            <option key={mode} value={mode}>
+              {approvalModeText[mode].option}
+            </option>
+          ))}
+        </select>,
       )}
       {row(
         'spawn_paused',

@@ -17,8 +17,8 @@ export interface JobFieldState {
 /** What the dialog hands its sections: its state, and the markup every field shares. */
 export type JobFields = ReturnType<typeof jobFields>
 
-type ToggleField = 'no_key' | 'auto_approve' | 'spawn_paused' | 'allow_network' | 'no_sandbox'
-type TextField = Exclude<FormField, 'provider' | 'no_sandbox_confirmed' | ToggleField>
+type ToggleField = 'no_key' | 'spawn_paused' | 'allow_network' | 'no_sandbox'
+type TextField = Exclude<FormField, 'provider' | 'no_sandbox_confirmed' | 'auto_approve' | 'subagent_approvals' | ToggleField>
 
 export function jobFields(state: JobFieldState) {
   const { id, errorOf } = state
