@@ -1,6 +1,6 @@
 import type { SubagentApprovals } from '@core/trace/statuses'
 import { FormSection } from '../../settings/FormControls'
-import { approvalModeText } from '../../controls/SubagentApprovalsControl'
+import { approvalModeText } from '../../util/approval-modes'
 import type { JobFields } from './job-fields'
 
 /** What may run without asking, and whether subagents wait for a resume. */
