@@ -1,6 +1,7 @@
 import { useEffect } from 'react'
 import { useShallow } from 'zustand/react/shallow'
 import { useArbor, type ArborState } from '../store'
+import { agentsEndedByKill } from '../store/kill-rule'
 
 function selectConfirm(state: ArborState) {
   const id = state.confirmKillId
@@ -10,16 +11,17 @@ function selectConfirm(state: ArborState) {
     label: agent?.label ?? '',
     status: agent?.status,
     isRoot: agent?.parent_id === null,
-    descendants: id ? (state.tree.subtree[id]?.agents ?? 1) - 1 : 0,
+    ending: id ? agentsEndedByKill(state.tree, id) : 0,
   }
 }
 
 /**
- * The inline "kill this branch?" bar. Every kill asks here first, whichever way it was asked
- * for (the `k` shortcut, a node's Kill, the toolbar's Kill job): Enter kills, Esc keeps it.
+ * The inline "kill this branch?" bar, for a kill that would end the root or more than five
+ * agents (store/kill-rule.ts), whichever way it was asked for (the `k` shortcut, a node's Kill,
+ * the toolbar's Kill job): Enter kills, Esc keeps it. It names how many agents end.
  */
 export function KillConfirm() {
-  const { id, label, status, isRoot, descendants } = useArbor(useShallow(selectConfirm))
+  const { id, label, status, isRoot, ending } = useArbor(useShallow(selectConfirm))
   const active = status === 'running' || status === 'waiting_approval'
   useEffect(() => {
     if (!id) return
@@ -44,7 +46,7 @@ export function KillConfirm() {
       <span className="confirm-bar__text">
         {isRoot ? 'End the whole job: kill ' : 'Kill '}
         <strong>{label}</strong>
-        {descendants > 0 ? ` and its ${descendants} descendant${descendants > 1 ? 's' : ''}` : ''}? Its work so far is kept in the trace.
+        {ending > 1 ? ` and what runs under it: ${ending} agents end` : ''}? Its work so far is kept in the trace.
       </span>
       <button className="button danger" data-testid="kill-confirm-yes" autoFocus onClick={kill}>
         {isRoot ? 'Kill job' : 'Kill branch'}

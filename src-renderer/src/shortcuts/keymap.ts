@@ -12,7 +12,11 @@ export interface Shortcut {
 export const shortcuts: readonly Shortcut[] = [
   { action: 'newJob', keys: ['N'], description: 'New job' },
   { action: 'togglePause', keys: ['P'], description: 'Pause / resume spawning of the selected job' },
-  { action: 'killBranch', keys: ['K'], description: 'Kill the selected agent and its branch (asks first)' },
+  {
+    action: 'killBranch',
+    keys: ['K'],
+    description: 'Kill the selected agent and its branch (asks first for the root or more than five agents)',
+  },
   { action: 'toggleAutoApprove', keys: ['A'], description: "Subagents' risky commands: deny → ask → approve" },
   { action: 'fitView', keys: ['F'], description: 'Fit the tree in view' },
   { action: 'exportJsonl', keys: ['E'], description: 'Export the job as JSONL' },

@@ -1,3 +1,4 @@
+import { killNeedsConfirm } from './kill-rule'
 import type { CommandsSlice, SliceCreator } from './types'
 
 /** Requests from keyboard shortcuts to the views: help overlay, fit view, kill confirmation. */
@@ -7,5 +8,13 @@ export const createCommandsSlice: SliceCreator<CommandsSlice> = (set, get) => ({
   confirmKillId: null,
   toggleShortcuts: (open) => set({ shortcutsOpen: open ?? !get().shortcutsOpen }),
   requestFitView: () => set({ fitViewRequest: get().fitViewRequest + 1 }),
-  askKill: (agentId) => set({ confirmKillId: agentId }),
+  // A small branch goes at once; the root or more than five agents ask first (kill-rule.ts).
+  askKill: (agentId) => {
+    if (agentId !== null && !killNeedsConfirm(get().tree, agentId)) {
+      set({ confirmKillId: null })
+      void get().killAgent(agentId)
+      return
+    }
+    set({ confirmKillId: agentId })
+  },
 })
