@@ -44,6 +44,7 @@ const api = {
   setAutoApprove: (input) => call('setAutoApprove', input),
   setSubagentApprovals: (input) => call('setSubagentApprovals', input),
   revokeApprovedCommand: (input) => call('revokeApprovedCommand', input),
+  steerAgent: (input) => call('steerAgent', input),
   decideApproval: (input) => call('decideApproval', input),
   exportJob: (input) => call('exportJob', input),
   importTrace: (input) => call('importTrace', input),

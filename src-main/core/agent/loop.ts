@@ -171,11 +171,30 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentOutcome> 
       ? { status: turn.status, terminal_reason: 'completed', result: turn.result, summary: turn.summary }
       : { status: 'failed', terminal_reason: turn.terminal_reason, result: turn.result ?? (lastText || null), summary: turn.summary }
 
+  /**
+   * The user's messages that came in since the last step, before the next model call (never
+   * cutting a model call or a tool call short): each a user message marked as the user's, in order.
+   */
+  const deliverSteers = (): void => {
+    for (const steer of link.takeSteers?.() ?? []) {
+      const message: ProviderMessage = { role: 'user', content: steerContent(steer.text) }
+      history.push(message)
+      link.event('message', {
+        ...message,
+        by: 'user',
+        steer_id: steer.steer_id,
+        sent_at: steer.sent_at,
+        delivered_at: new Date(clock.now()).toISOString(),
+      })
+    }
+  }
+
   try {
     addMessage({ role: 'system', content: profile.system_prompt })
     addMessage({ role: 'user', content: init.first_message })
     for (;;) {
       if (signal?.aborted) return end(stoppedByAbort(signal))
+      deliverSteers()
       const limit = stopConditions.map((condition) => condition(progress, profile)).find((stop) => stop !== undefined)
       if (limit) return end({ kind: 'stopped', ...limit })
       const turn = await step()
@@ -194,6 +213,9 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentOutcome> 
     return end({ kind: 'stopped', terminal_reason: 'crashed', summary: `crashed: ${message}` })
   }
 }
+
+/** How a user's message reads to the model: marked as the user's, not the task's or a parent's. */
+export const steerContent = (text: string): string => `[A message from the user, sent while you work]\n${text}`
 
 function stoppedByAbort(signal: AbortSignal): TurnOutcome & { kind: 'stopped' } {
   const reason = terminalReasonSchema.safeParse(signal.reason)

@@ -17,6 +17,15 @@ export interface AgentLink {
   requestApproval(request: ApprovalRequest, signal?: AbortSignal): Promise<ApprovalOutcome>
   /** Tells the supervisor about a process group a tool started or saw end. */
   trackProcess(pgid: number, running: boolean): void
+  /** The user's messages received since the last call, in the order sent (the loop delivers them at a step boundary). */
+  takeSteers?(): SteerMessage[]
+}
+
+/** A message the user sent this agent while it runs. */
+export interface SteerMessage {
+  steer_id: string
+  text: string
+  sent_at: string
 }
 
 /** The agent was stopped while an approval was pending. */
@@ -43,6 +52,7 @@ export class SupervisorLink implements AgentLink {
   private readonly pending = new Map<string, (result: SpawnResult) => void>()
   private readonly approvals = new Map<string, (outcome: ApprovalOutcome) => void>()
   private model: RemoteModel | null = null
+  private steers: SteerMessage[] = []
 
   /**
    * @param approvalIds makes approval ids; they must be unique within the job (the supervisor
@@ -113,6 +123,9 @@ export class SupervisorLink implements AgentLink {
         settle(message.result)
         return
       }
+      case 'steer':
+        this.steers.push({ steer_id: message.steer_id, text: message.text, sent_at: message.sent_at })
+        return
       case 'approval_result': {
         const settle = this.approvals.get(message.approval_id)
         if (!settle) return this.event('error', { message: `approval_result for unknown approval ${message.approval_id}` })
@@ -123,6 +136,12 @@ export class SupervisorLink implements AgentLink {
         return
       }
     }
+  }
+
+  takeSteers(): SteerMessage[] {
+    const taken = this.steers
+    this.steers = []
+    return taken
   }
 
   trackProcess(pgid: number, running: boolean): void {

@@ -5,7 +5,7 @@ import type { Timeline } from '../trace/timeline'
 import type { AgentNode, Job } from '../trace/model'
 import { keyedProviderIds, newJobSchema, type KeyedProviderId, type NewJob } from './job-form'
 import { isTracesEndpoint } from './otlp-endpoint'
-import { maxApprovalMessage } from './job-limits'
+import { maxApprovalMessage, maxSteerMessage } from './job-limits'
 import { subagentApprovalsSchema, type SubagentApprovals } from '../trace/statuses'
 
 /**
@@ -98,6 +98,13 @@ export const apiContract = {
     .strict()
     .refine((input) => !(input.scope === 'job' && input.decision === 'denied'), 'only an approval can be for the whole job')
     .refine((input) => !(input.message && input.decision === 'approved'), 'a message goes with a denial'),
+  /**
+   * A message to a running agent, delivered at its next step boundary as a user message marked as
+   * the user's. Answers once it is delivered; an agent that ends first refuses it (conflict).
+   */
+  steerAgent: z
+    .object({ agent_id: id, text: z.string().trim().min(1, 'the message is empty').max(maxSteerMessage, 'at most 32 KiB') })
+    .strict(),
   /** Forgets a command approved for the whole job: the next one asks again. */
   revokeApprovedCommand: z.object({ job_id: id, command: z.string().min(1).max(100_000) }).strict(),
   exportJob: z.object({ job_id: id, path: z.string().min(1).max(4096).optional(), format: z.enum(['jsonl', 'otlp']).optional() }).strict(),
@@ -332,6 +339,7 @@ export interface ApiOutputs {
   setSubagentApprovals: { mode: SubagentApprovals }
   decideApproval: { decided: boolean }
   revokeApprovedCommand: { revoked: boolean }
+  steerAgent: { steer_id: string; sent_at: string; delivered_at: string }
   /** `path` is null when the user dismissed a save dialog. */
   exportJob: { path: string | null; lines: number }
   /** `existing`: the trace's job was already in the database, nothing was written. */

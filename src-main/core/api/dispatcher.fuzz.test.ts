@@ -114,6 +114,7 @@ function validRequests(ids: { project: string; jobId: string; agentId: string })
     setAutoApprove: [{ job_id: jobId, value: true }],
     setSubagentApprovals: [{ job_id: jobId, mode: 'ask' }],
     revokeApprovedCommand: [{ job_id: jobId, command: 'rm notes.txt' }],
+    steerAgent: [{ agent_id: agentId, text: 'look at cart.ts first' }],
     decideApproval: [{ approval_id: 'approval-1', decision: 'approved' }],
     exportJob: [
       { job_id: jobId, path: 'trace.jsonl', format: 'jsonl' },

@@ -12,5 +12,8 @@ export const newJobLimits = {
   agent_timeout_s: 86_400,
 } as const
 
+/** The longest message a user may send to a running agent (characters; 32 KiB of ASCII). */
+export const maxSteerMessage = 32 * 1024
+
 /** The longest message a user may send to an agent with a denial (characters). */
 export const maxApprovalMessage = 4000

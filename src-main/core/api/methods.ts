@@ -24,6 +24,7 @@ export const apiMethods = [
   'setSubagentApprovals',
   'decideApproval',
   'revokeApprovedCommand',
+  'steerAgent',
   'exportJob',
   'importTrace',
   'getSettings',

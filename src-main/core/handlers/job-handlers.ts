@@ -11,6 +11,7 @@ import { jobOwnersFor } from '../store/job-owners'
 import { otlpFormat } from '../otlp/otlp-json'
 import { getAgent, getAgents, getEvents, lastSeq, listJobs, rootAnswer } from '../store/queries'
 import { defaultSettings, type Job } from '../trace/model'
+import { SteerRefused } from '../supervisor/supervisor'
 import { providerSources, requireJob, requireLiveJob, requireProject, type EngineContext } from './context'
 
 type JobHandlers = Pick<
@@ -26,6 +27,7 @@ type JobHandlers = Pick<
   | 'setSubagentApprovals'
   | 'decideApproval'
   | 'revokeApprovedCommand'
+  | 'steerAgent'
   | 'exportJob'
   | 'importTrace'
 >
@@ -99,6 +101,17 @@ export function jobHandlers(context: EngineContext): JobHandlers {
     decideApproval: async ({ approval_id, decision, scope, message }) => {
       if (!supervisor.decideApproval(approval_id, decision, 'user', { scope, message })) throw notFound(`pending approval ${approval_id}`)
       return { decided: true }
+    },
+    steerAgent: async ({ agent_id, text }) => {
+      const agent = getAgent(db, agent_id)
+      if (!agent) throw notFound(`agent ${agent_id}`)
+      requireControllableJob(context, agent.job_id)
+      try {
+        return await supervisor.steerAgent(agent_id, text)
+      } catch (error) {
+        if (!(error instanceof SteerRefused)) throw error
+        throw error.code === 'not_found' ? notFound(`agent ${agent_id} in this process`) : conflict(error.message)
+      }
     },
     revokeApprovedCommand: async ({ job_id, command }) => {
       requireControllableJob(context, job_id)

@@ -441,6 +441,81 @@ describe("subagents' risky commands in ask mode", () => {
   })
 })
 
+describe('steering a running agent', () => {
+  it("delivers the user's messages at the agent's next step, after its running tool, together and in order, to it alone", async () => {
+    const project = shopProject(tempDir())
+    const rig = makeEngine({ project })
+    const spawn = { name: 'task', arguments: { description: 'CHILD-S', prompt: 'CHILD-S: look around.', subagent_type: 'general' } }
+    const server = await startFakeOpenAI({
+      route: openaiConversations([
+        { match: 'CHILD-S', turns: [{ tool_calls: [{ name: 'bash', arguments: { command: 'sleep 3' } }] }, finish('looked')] },
+        { match: 'ROOT-TASK', turns: [{ tool_calls: [spawn] }, finish('done')] },
+      ]),
+    })
+    cleanups.push(() => server.close())
+    const dispatch = createDispatcher(rig.engine.handlers)
+    const { job_id } = await rig.engine.handlers.startJob({ kind: 'agent', job: goodJob({ base_url: `${server.url}/v1` }) })
+    const toolCall = await rig.waitFor((event) => event.type === 'tool.call' && event.depth === 1 && event.data.name === 'bash', 20_000)
+    const child = toolCall.agent_id!
+    const first = dispatch('steerAgent', { agent_id: child, text: 'STEER-ONE: check cart.ts first' })
+    const second = dispatch('steerAgent', { agent_id: child, text: 'STEER-TWO: then README.md' })
+    type Delivered = { ok: true; value: { delivered_at: string; sent_at: string } }
+    const [one, two] = (await Promise.all([first, second])) as [Delivered, Delivered]
+    expect(one.ok && two.ok).toBe(true)
+    const toolResult = (await jobEvents(rig.engine, job_id)).find((event) => event.type === 'tool.result' && event.agent_id === child)!
+    // Delivered after the 3-second command ended, never cutting it short.
+    expect(Date.parse(one.value.delivered_at)).toBeGreaterThanOrEqual(Date.parse(toolResult.ts))
+    expect(Date.parse(one.value.delivered_at) - Date.parse(one.value.sent_at)).toBeGreaterThan(1000)
+    await withTimeout(rig.engine.waitForJob(job_id), 20_000, 'the job to end')
+
+    const bodies = server.requests.map((request) => JSON.stringify(request.body))
+    const withSteer = bodies.filter((body) => body.includes('STEER-ONE'))
+    // In the child's next request only, once, after the tool result, both messages in the order sent.
+    expect(withSteer).toHaveLength(1)
+    expect(withSteer[0]).toContain('CHILD-S: look around.')
+    const messages = (JSON.parse(withSteer[0]!) as { messages: Array<{ role: string; content: string }> }).messages
+    const roles = messages.map((message) => message.role)
+    expect(roles.slice(-3)).toEqual(['tool', 'user', 'user'])
+    expect(messages.at(-2)?.content).toContain('STEER-ONE')
+    expect(messages.at(-1)?.content).toContain('STEER-TWO')
+    expect(messages.at(-2)?.content).toContain('A message from the user')
+    const recorded = (await jobEvents(rig.engine, job_id)).filter((event) => event.type === 'message' && event.data.by === 'user')
+    expect(recorded.map((event) => [event.agent_id, event.data.steer_id !== undefined, typeof event.data.delivered_at])).toEqual([
+      [child, true, 'string'],
+      [child, true, 'string'],
+    ])
+
+    // An agent that has ended, one unknown, and bad text are refused; nothing is recorded.
+    expect(await dispatch('steerAgent', { agent_id: child, text: 'too late' })).toMatchObject({ ok: false, error: { code: 'conflict' } })
+    expect(await dispatch('steerAgent', { agent_id: 'agent_nobody', text: 'hello' })).toMatchObject({
+      ok: false,
+      error: { code: 'not_found' },
+    })
+    expect(await dispatch('steerAgent', { agent_id: child, text: '   ' })).toMatchObject({ ok: false, error: { code: 'invalid_request' } })
+    const long = 'x'.repeat(32 * 1024 + 1)
+    expect(await dispatch('steerAgent', { agent_id: child, text: long })).toMatchObject({ ok: false, error: { code: 'invalid_request' } })
+    const after = (await jobEvents(rig.engine, job_id)).filter((event) => event.type === 'message' && event.data.by === 'user')
+    expect(after).toHaveLength(2)
+  })
+  it('refuses a message to an agent that ends before its next step, saying so, instead of losing it', async () => {
+    const rig = makeEngine({ project: shopProject(tempDir()) })
+    const server = await startFakeOpenAI({
+      route: openaiConversations([
+        { match: 'ROOT-TASK', turns: [{ tool_calls: [{ name: 'bash', arguments: { command: 'sleep 5' } }] }, finish('slept')] },
+      ]),
+    })
+    cleanups.push(() => server.close())
+    const dispatch = createDispatcher(rig.engine.handlers)
+    const { job_id, root_agent_id } = await rig.engine.handlers.startJob({ kind: 'agent', job: goodJob({ base_url: `${server.url}/v1` }) })
+    await rig.waitFor((event) => event.type === 'tool.call' && event.agent_id === root_agent_id, 20_000)
+    const steer = dispatch('steerAgent', { agent_id: root_agent_id, text: 'STEER-LATE: stop sleeping' })
+    await rig.engine.handlers.killAgent({ agent_id: root_agent_id })
+    expect(await steer).toMatchObject({ ok: false, error: { code: 'conflict', message: expect.stringContaining('was not delivered') } })
+    await withTimeout(rig.engine.waitForJob(job_id), 20_000, 'the job to end')
+    expect(server.requests.some((request) => JSON.stringify(request.body).includes('STEER-LATE'))).toBe(false)
+  })
+})
+
 describe('a job that sends no key', () => {
   it('runs against its own base URL beside a saved key, which never leaves for it; without "no key" it is refused', async () => {
     const rig = makeEngine({ project: shopProject(tempDir()) })

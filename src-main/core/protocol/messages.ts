@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { envelopeSchema, eventTypeSchema, terminalReasonSchema } from '../trace/events'
 import { usageSchema } from '../trace/usage'
-import { maxApprovalMessage } from '../api/job-limits'
+import { maxApprovalMessage, maxSteerMessage } from '../api/job-limits'
 
 /**
  * Messages between the supervisor and an agent process: discriminated unions on `type`,
@@ -162,5 +162,7 @@ export const toAgentSchema = z.discriminatedUnion('type', [
     /** What the user said with a denial, for the model to take another route. */
     message: z.string().max(maxApprovalMessage).optional(),
   }),
+  /** The user's message to this agent: delivered before its next model call, as a user message. */
+  z.object({ type: z.literal('steer'), steer_id: z.string(), text: z.string().min(1).max(maxSteerMessage), sent_at: z.string() }),
 ])
 export type ToAgent = z.infer<typeof toAgentSchema>

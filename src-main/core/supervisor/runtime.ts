@@ -119,6 +119,14 @@ export interface AgentRuntime {
   clock: WallClock | null
   /** Requests waiting for the user in this agent's subtree, its own included (its clock is paused while any do). */
   userWaits: number
+  /** The user's messages sent to the agent and not delivered yet, by steer id. */
+  steers: Map<string, PendingSteer>
+}
+
+export interface PendingSteer {
+  sentAt: string
+  delivered(at: string): void
+  undelivered(reason: string): void
 }
 
 export function newJobRuntime(
@@ -195,6 +203,7 @@ export function newAgentRuntime(fields: {
     readyTimer: null,
     clock: null,
     userWaits: 0,
+    steers: new Map(),
   }
 }
 

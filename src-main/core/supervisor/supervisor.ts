@@ -246,6 +246,35 @@ export class Supervisor {
     if (job) this.approvals.applyMode(job)
   }
 
+  /**
+   * Sends the user's message to a running agent. It is delivered at the agent's next step
+   * boundary (before its next model call; a model call or tool call is never cut short), as a
+   * user message marked as the user's, and recorded as its `message` event with `by: user`.
+   * Resolves once delivered; rejects when the agent ends first, or is not running now.
+   */
+  steerAgent(agentId: string, text: string): Promise<{ steer_id: string; sent_at: string; delivered_at: string }> {
+    const agent = this.agents.get(agentId)
+    if (!agent) return Promise.reject(new SteerRefused('not_found', `no agent ${agentId}`))
+    if (agent.ended || agent.stopping || !agent.process || !isLive(agent)) {
+      return Promise.reject(
+        new SteerRefused(
+          'conflict',
+          `agent ${agent.label} is ${agent.stopping ? 'stopping' : agent.status}: only a running agent takes a message`,
+        ),
+      )
+    }
+    const steerId = this.newId('steer')
+    const sentAt = this.now().toISOString()
+    return new Promise((resolve, reject) => {
+      agent.steers.set(steerId, {
+        sentAt,
+        delivered: (at) => resolve({ steer_id: steerId, sent_at: sentAt, delivered_at: at }),
+        undelivered: (reason) => reject(new SteerRefused('conflict', `the message to ${agent.label} was not delivered: ${reason}`)),
+      })
+      this.send(agent, { type: 'steer', steer_id: steerId, text: agent.job.redactor.redact(text), sent_at: sentAt })
+    })
+  }
+
   /** Forgets a command approved for the whole job; false when the job had no such rule. */
   revokeApprovedCommand(jobId: string, command: string): boolean {
     const job = this.jobs.get(jobId)
@@ -381,6 +410,20 @@ export class Supervisor {
       return
     }
     const { event } = parsed
+    if (event.type === 'message' && 'by' in event.data) {
+      // Only a message the user sent this agent may say it is the user's.
+      const steer = typeof event.data.steer_id === 'string' ? agent.steers.get(event.data.steer_id) : undefined
+      if (!steer) {
+        const { by: _by, steer_id: _id, sent_at: _sent, delivered_at: _delivered, ...plain } = event.data
+        this.trace.agent(agent, 'error', {
+          message: 'the agent marked a message as the user’s that the user did not send; recorded as its own',
+        })
+        this.trace.agent(agent, 'message', plain, ts)
+        return
+      }
+      agent.steers.delete(event.data.steer_id as string)
+      steer.delivered(typeof event.data.delivered_at === 'string' ? event.data.delivered_at : ts)
+    }
     if (event.type === 'tool.call') {
       agent.toolUsage[event.data.name] = (agent.toolUsage[event.data.name] ?? 0) + 1
     } else if (event.type === 'message' && event.data.role === 'assistant' && event.data.content) {
@@ -470,6 +513,8 @@ export class Supervisor {
     agent.ended = true
     agent.status = ending.status
     agent.clock?.stop()
+    for (const steer of agent.steers.values()) steer.undelivered(`the agent ended (${ending.terminalReason}) before its next step`)
+    agent.steers.clear()
     this.approvals.denyAllFor(agent, ending.status === 'killed' ? 'user' : 'auto_deny', `the agent ended (${ending.terminalReason})`)
     const now = Date.now()
     const envelope = buildEnvelope(agent, ending, now)
@@ -569,4 +614,15 @@ export class Supervisor {
 function partialSummary(agent: AgentRuntime, reason: TerminalReason): string {
   const partial = agent.lastText ? ` Last output: ${agent.lastText.slice(0, 300)}` : ''
   return `${agent.profile.name} agent ended: ${reason}.${partial}`
+}
+
+/** A message the user sent could not go to the agent: unknown agent (`not_found`), or one not running (`conflict`). */
+export class SteerRefused extends Error {
+  constructor(
+    readonly code: 'not_found' | 'conflict',
+    message: string,
+  ) {
+    super(message)
+    this.name = 'SteerRefused'
+  }
 }

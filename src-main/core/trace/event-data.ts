@@ -131,6 +131,13 @@ export const eventDataSchemas = {
     content: z.string(),
     tool_calls: z.array(toolCall).optional(),
     tool_call_id: z.string().optional(),
+    by: z
+      .literal('user')
+      .optional()
+      .meta({ description: 'a message the user sent the running agent (steer), delivered at a step boundary' }),
+    steer_id: z.string().optional(),
+    sent_at: z.string().optional().meta({ description: 'when the user sent it (steer messages)' }),
+    delivered_at: z.string().optional().meta({ description: 'when the agent took it in, before its next model call (steer messages)' }),
   }),
   'llm.call': z.looseObject({
     provider: z.string(),

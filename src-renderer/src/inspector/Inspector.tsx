@@ -1,6 +1,7 @@
 import type { TraceEvent } from '@core/trace/events'
 import { useVirtualizer } from '@tanstack/react-virtual'
-import { useEffect, useLayoutEffect, useMemo, useRef } from 'react'
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react'
+import { maxSteerMessage } from '@core/api/job-limits'
 import { useShallow } from 'zustand/react/shallow'
 import { StatusIcon } from '../graph/StatusIcon'
 import { useArbor, type ArborState } from '../store'
@@ -15,6 +16,8 @@ function selectInspector(state: ArborState, agentId: string) {
   return {
     inspector,
     agent: state.tree.agents[agentId],
+    // An imported job is read-only: nothing can be sent to its agents.
+    readOnly: state.tree.jobId ? state.jobs[state.tree.jobId]?.imported === true : true,
     selected: state.selectedAgentId === agentId,
     focusSeq: focus?.seq ?? null,
     focusNonce: focus?.nonce ?? 0,
@@ -37,7 +40,9 @@ const noEvents: TraceEvent[] = []
  * 100,000 events opens and scrolls like one with ten.
  */
 export function Inspector({ agentId }: { agentId: string }) {
-  const { inspector, agent, selected, focusSeq, focusNonce } = useArbor(useShallow((state: ArborState) => selectInspector(state, agentId)))
+  const { inspector, agent, readOnly, selected, focusSeq, focusNonce } = useArbor(
+    useShallow((state: ArborState) => selectInspector(state, agentId)),
+  )
   const scroller = useRef<HTMLDivElement>(null)
   const content = useRef<HTMLDivElement>(null)
   const stickToBottom = useRef(true)
@@ -154,7 +159,61 @@ export function Inspector({ agentId }: { agentId: string }) {
           })}
         </div>
       </div>
+      {agent && !readOnly && (agent.status === 'running' || agent.status === 'waiting_approval') && <SteerBox agentId={agentId} />}
     </section>
+  )
+}
+
+/**
+ * A message to this running agent: it reaches the agent at its next step (after the model call
+ * or tool call under way), marked as yours, and shows in its trace when it does.
+ */
+function SteerBox({ agentId }: { agentId: string }) {
+  const [text, setText] = useState('')
+  const [sending, setSending] = useState(0)
+  const send = () => {
+    const message = text.trim()
+    if (!message) return
+    setText('')
+    setSending((count) => count + 1)
+    void useArbor
+      .getState()
+      .steerAgent(agentId, message)
+      .finally(() => setSending((count) => count - 1))
+  }
+  return (
+    <form
+      className="inspector__steer"
+      data-testid="steer-box"
+      onSubmit={(event) => {
+        event.preventDefault()
+        send()
+      }}
+    >
+      <textarea
+        className="input"
+        data-testid="steer-input"
+        rows={2}
+        maxLength={maxSteerMessage}
+        placeholder="Message this agent (it reads it before its next step)"
+        value={text}
+        onChange={(event) => setText(event.target.value)}
+        onKeyDown={(event) => {
+          if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) {
+            event.preventDefault()
+            send()
+          }
+        }}
+      />
+      <div className="inspector__steer-actions">
+        <span className="muted small" data-testid="steer-pending">
+          {sending > 0 ? `${sending} waiting for the agent’s next step…` : 'Ctrl/Cmd-Enter sends'}
+        </span>
+        <button className="button" type="submit" data-testid="steer-send" disabled={!text.trim()}>
+          Send
+        </button>
+      </div>
+    </form>
   )
 }
 

@@ -29,6 +29,11 @@ export function describeEvent(event: TraceEvent): EventDescription {
   switch (event.type) {
     case 'message': {
       const { role, tool_call_id } = event.data
+      if (event.data.by === 'user') {
+        // A message the user sent while the agent ran: when it was sent, and when it arrived.
+        const at = (value: unknown) => (typeof value === 'string' ? new Date(value).toLocaleTimeString() : '?')
+        return { title: 'you', summary: `sent ${at(event.data.sent_at)} · delivered ${at(event.data.delivered_at)}`, tone: 'warn' }
+      }
       return { title: role, summary: tool_call_id ? `for ${tool_call_id}` : '', tone: 'neutral' }
     }
     case 'llm.call': {

@@ -1,6 +1,7 @@
 /** Every keyboard shortcut of the project view, in one place: the handler and the help overlay read this. */
 
-export type ShortcutAction = 'newJob' | 'togglePause' | 'killBranch' | 'toggleAutoApprove' | 'fitView' | 'exportJsonl' | 'settings' | 'help'
+export type ShortcutAction =
+  'newJob' | 'togglePause' | 'killBranch' | 'messageAgent' | 'toggleAutoApprove' | 'fitView' | 'exportJsonl' | 'settings' | 'help'
 
 export interface Shortcut {
   action: ShortcutAction
@@ -17,6 +18,7 @@ export const shortcuts: readonly Shortcut[] = [
     keys: ['K'],
     description: 'Kill the selected agent and its branch (asks first for the root or more than five agents)',
   },
+  { action: 'messageAgent', keys: ['M'], description: 'Message the selected running agent (it reads it before its next step)' },
   { action: 'toggleAutoApprove', keys: ['A'], description: "Subagents' risky commands: deny → ask → approve" },
   { action: 'fitView', keys: ['F'], description: 'Fit the tree in view' },
   { action: 'exportJsonl', keys: ['E'], description: 'Export the job as JSONL' },
@@ -29,6 +31,7 @@ const plainKeys: Record<string, ShortcutAction> = {
   n: 'newJob',
   p: 'togglePause',
   k: 'killBranch',
+  m: 'messageAgent',
   a: 'toggleAutoApprove',
   f: 'fitView',
   e: 'exportJsonl',

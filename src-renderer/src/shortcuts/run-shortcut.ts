@@ -47,6 +47,16 @@ export function runShortcut(action: ShortcutAction): void {
       if (target) void state.setSubagentApprovals(target.id, nextApprovalMode(subagentApprovalsOf(target)))
       return
     }
+    case 'messageAgent': {
+      if (!liveJob()) return
+      const agent = state.selectedAgentId ? state.tree.agents[state.selectedAgentId] : undefined
+      if (!agent) return info('Select an agent first (click its node), then press M to message it.')
+      if (!isActive(agent.status)) return info(`${agent.label} is not running: only a running agent takes a message.`)
+      state.inspect(agent.id)
+      // The box is drawn with the inspector: focus it once it is there.
+      requestAnimationFrame(() => focusSteerBox(agent.id))
+      return
+    }
     case 'killBranch': {
       if (!liveJob()) return
       const agent = state.selectedAgentId ? state.tree.agents[state.selectedAgentId] : undefined
@@ -55,4 +65,11 @@ export function runShortcut(action: ShortcutAction): void {
       return state.askKill(agent.id)
     }
   }
+}
+
+function focusSteerBox(agentId: string): void {
+  const box = document.querySelector<HTMLTextAreaElement>(
+    `[data-testid="inspector"][data-agent-id="${CSS.escape(agentId)}"] [data-testid="steer-input"]`,
+  )
+  box?.focus()
 }

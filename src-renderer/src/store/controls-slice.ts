@@ -57,6 +57,11 @@ export const createControlsSlice: SliceCreator<ControlsSlice> = (set, get) => {
         await api().cancelSpawn({ agent_id: agentId })
       }),
 
+    steerAgent: (agentId, text) =>
+      attempt('Message', async () => {
+        await api().steerAgent({ agent_id: agentId, text })
+      }),
+
     revokeApprovedCommand: (jobId, command) =>
       attempt('Revoke', async () => {
         await api().revokeApprovedCommand({ job_id: jobId, command })

@@ -50,6 +50,8 @@ export interface ControlsSlice {
   setAllPaused(paused: boolean): Promise<void>
   setAutoApprove(jobId: string, value: boolean): Promise<void>
   setSubagentApprovals(jobId: string, mode: SubagentApprovals): Promise<void>
+  /** Sends a running agent a message; resolves once it is delivered (or the failure is reported). */
+  steerAgent(agentId: string, text: string): Promise<void>
   /** Forgets a command approved for the whole job: the next one asks again. */
   revokeApprovedCommand(jobId: string, command: string): Promise<void>
   killAgent(agentId: string): Promise<void>
