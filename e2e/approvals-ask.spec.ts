@@ -61,18 +61,12 @@ test("ask mode: a subagent's command waits with its path; once, for the job, and
   const arbor = new ArborPage(page)
   await arbor.open(server.url)
 
-  await page.getByTestId('new-job').click()
-  const dialog = page.getByTestId('new-job-dialog')
-  await dialog.getByTestId('job-field-task').fill(`${rootMarker}: tidy the project.`)
-  await dialog.getByTestId('job-field-provider').selectOption('openai_compatible')
-  await dialog.getByTestId('job-field-base_url').fill(`${model.url}/v1`)
-  await dialog.getByTestId('job-field-model').fill('local-model')
+  const dialog = await arbor.fillAgentJob({ task: `${rootMarker}: tidy the project.`, baseUrl: `${model.url}/v1` })
   await dialog.getByTestId('job-field-max_concurrent_children').fill('4')
   await dialog.getByTestId('job-field-subagent_approvals').selectOption('ask')
   await dialog.getByTestId('job-field-subagent_approvals').scrollIntoViewIfNeeded()
   await arbor.screenshot('new-job-ask')
-  await dialog.getByTestId('start-job').click()
-  await expect(dialog).toBeHidden()
+  await arbor.startFilledJob(dialog)
   await expect(arbor.subagentApprovals).toHaveAttribute('data-mode', 'ask')
 
   // TIDY-1 waits: its row names the path, and the job list counts it.

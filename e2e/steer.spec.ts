@@ -45,14 +45,7 @@ test('a message to a running child from its inspector arrives at its next step, 
   server = await startArborServer()
   const arbor = new ArborPage(page)
   await arbor.open(server.url)
-  await page.getByTestId('new-job').click()
-  const dialog = page.getByTestId('new-job-dialog')
-  await dialog.getByTestId('job-field-task').fill(`${rootMarker}: survey the shop.`)
-  await dialog.getByTestId('job-field-provider').selectOption('openai_compatible')
-  await dialog.getByTestId('job-field-base_url').fill(`${model.url}/v1`)
-  await dialog.getByTestId('job-field-model').fill('local-model')
-  await dialog.getByTestId('start-job').click()
-  await expect(dialog).toBeHidden()
+  await arbor.startFilledJob(await arbor.fillAgentJob({ task: `${rootMarker}: survey the shop.`, baseUrl: `${model.url}/v1` }))
 
   // The child runs its command: select it, press M, type, send.
   const worker = page.locator('[data-testid="agent-node"][data-depth="1"]')

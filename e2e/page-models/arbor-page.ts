@@ -17,6 +17,25 @@ export class ArborPage {
     await expect(this.root).toBeVisible()
   }
 
+  /**
+   * Fills the new-job form for an agent job on an OpenAI-compatible server (no key: it is local)
+   * and leaves it open, for a test to set more fields, look at it, then press Start.
+   */
+  async fillAgentJob(options: { task: string; baseUrl: string; model?: string }): Promise<Locator> {
+    await this.page.getByTestId('new-job').click()
+    const dialog = this.page.getByTestId('new-job-dialog')
+    await dialog.getByTestId('job-field-task').fill(options.task)
+    await dialog.getByTestId('job-field-provider').selectOption('openai_compatible')
+    await dialog.getByTestId('job-field-base_url').fill(options.baseUrl)
+    await dialog.getByTestId('job-field-model').fill(options.model ?? 'local-model')
+    return dialog
+  }
+
+  async startFilledJob(dialog: Locator): Promise<void> {
+    await dialog.getByTestId('start-job').click()
+    await expect(dialog).toBeHidden()
+  }
+
   get nodes(): Locator {
     return this.page.getByTestId('agent-node')
   }
