@@ -355,11 +355,13 @@ describe("subagents' risky commands in ask mode", () => {
       kind: 'agent',
       job: goodJob({ base_url: `${server.url}/v1`, max_concurrent_children: 3, subagent_approvals: 'ask' }),
     })
-    const asked = (command: string) =>
-      rig.waitFor((event) => event.type === 'approval.request' && event.depth === 1 && event.data.command === command, 20_000)
+    // By the asking agent's path: A and B ask for the same command, in either order.
+    const asked = (label: string) =>
+      rig.waitFor((event) => event.type === 'approval.request' && event.depth === 1 && event.data.path?.at(-1) === label, 20_000)
 
     // A's request waits with the agent's path, label and profile; the job list counts it.
-    const fromA = await asked('rm -f stale.txt')
+    const fromA = await asked('CHILD-A')
+    expect(fromA.data.command).toBe('rm -f stale.txt')
     const child = (await rig.engine.handlers.getTree({ job_id })).agents.find((agent) => agent.id === fromA.agent_id)!
     expect(child).toMatchObject({ label: 'CHILD-A', status: 'waiting_approval' })
     expect((await rig.engine.handlers.getTree({ job_id })).approvals).toContainEqual(
@@ -370,7 +372,7 @@ describe("subagents' risky commands in ask mode", () => {
     expect(approved).toEqual({ ok: true, value: { decided: true } })
 
     // C's is denied with a message: the model reads it in the tool result.
-    const fromC = await asked('rm keep.txt')
+    const fromC = await asked('CHILD-C')
     const message = 'Keep that file; list the folder instead.'
     expect(await dispatch('decideApproval', { approval_id: fromC.data.approval_id as string, decision: 'denied', message })).toMatchObject({
       ok: true,
