@@ -23,7 +23,9 @@ import { startHeartbeat } from './store/heartbeat'
 import type { ImportResult } from './import/import-job'
 import { endInterruptedJobs } from './store/interrupted'
 import { newOwnerIdentity } from './store/owner'
-import { getJob } from './store/queries'
+import { getAgents, getEvents, getJob } from './store/queries'
+import type { ResumeSource } from './supervisor/rehydrate'
+import type { TraceEvent } from './trace/events'
 import { TraceWriter, type TraceLog } from './store/trace-writer'
 import { ThreadedTraceWriter } from './store/writer-thread'
 import type { ProcessHost } from './supervisor/process-host'
@@ -118,7 +120,21 @@ export function createEngine(options: EngineOptions): Engine {
     }
   }
   const pool = new WarmPool(options.processHost, options.warmPool ?? 2)
+  const resumeSource: ResumeSource = {
+    storedJob(jobId) {
+      writer.flush()
+      const job = getJob(db, jobId)
+      return job && !job.imported ? { job, agents: getAgents(db, jobId) } : undefined
+    },
+    agentEvents(agentId) {
+      writer.flush()
+      const events: TraceEvent[] = []
+      for (let page = getEvents(db, agentId, 0); page.length > 0; page = getEvents(db, agentId, page.at(-1)!.seq)) events.push(...page)
+      return events
+    },
+  }
   const supervisor = new Supervisor({
+    resumeSource,
     sink: writer,
     host: pool,
     killGraceMs: options.killGraceMs,

@@ -190,7 +190,13 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentOutcome> 
   }
 
   try {
-    addMessage({ role: 'system', content: profile.system_prompt })
+    if (init.resume) {
+      // Its earlier messages are in the trace already: only what is new is recorded.
+      history.push(...init.resume.history)
+      for (const message of init.resume.closing) addMessage(message)
+    } else {
+      addMessage({ role: 'system', content: profile.system_prompt })
+    }
     addMessage({ role: 'user', content: init.first_message })
     for (;;) {
       if (signal?.aborted) return end(stoppedByAbort(signal))

@@ -105,6 +105,19 @@ export const apiContract = {
   steerAgent: z
     .object({ agent_id: id, text: z.string().trim().min(1, 'the message is empty').max(maxSteerMessage, 'at most 32 KiB') })
     .strict(),
+  /**
+   * Continues an agent that ended (the root by default) with a new message: it resumes with its
+   * whole history in the same job and tree. The job's caps may be raised to go on.
+   */
+  followUp: z
+    .object({
+      job_id: id,
+      agent_id: id.optional(),
+      text: z.string().trim().min(1, 'the message is empty').max(maxSteerMessage, 'at most 32 KiB'),
+      job_token_budget: newJobSchema.shape.job_token_budget.optional(),
+      job_cost_budget: newJobSchema.shape.job_cost_budget.optional(),
+    })
+    .strict(),
   /** Forgets a command approved for the whole job: the next one asks again. */
   revokeApprovedCommand: z.object({ job_id: id, command: z.string().min(1).max(100_000) }).strict(),
   exportJob: z.object({ job_id: id, path: z.string().min(1).max(4096).optional(), format: z.enum(['jsonl', 'otlp']).optional() }).strict(),
@@ -340,6 +353,7 @@ export interface ApiOutputs {
   decideApproval: { decided: boolean }
   revokeApprovedCommand: { revoked: boolean }
   steerAgent: { steer_id: string; sent_at: string; delivered_at: string }
+  followUp: { job_id: string; agent_id: string }
   /** `path` is null when the user dismissed a save dialog. */
   exportJob: { path: string | null; lines: number }
   /** `existing`: the trace's job was already in the database, nothing was written. */

@@ -115,6 +115,10 @@ function validRequests(ids: { project: string; jobId: string; agentId: string })
     setSubagentApprovals: [{ job_id: jobId, mode: 'ask' }],
     revokeApprovedCommand: [{ job_id: jobId, command: 'rm notes.txt' }],
     steerAgent: [{ agent_id: agentId, text: 'look at cart.ts first' }],
+    followUp: [
+      { job_id: jobId, text: 'now add a test for it' },
+      { job_id: jobId, agent_id: agentId, text: 'and the edge case', job_token_budget: 50_000 },
+    ],
     decideApproval: [{ approval_id: 'approval-1', decision: 'approved' }],
     exportJob: [
       { job_id: jobId, path: 'trace.jsonl', format: 'jsonl' },

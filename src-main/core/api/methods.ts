@@ -25,6 +25,7 @@ export const apiMethods = [
   'decideApproval',
   'revokeApprovedCommand',
   'steerAgent',
+  'followUp',
   'exportJob',
   'importTrace',
   'getSettings',

@@ -11,7 +11,7 @@ import { jobOwnersFor } from '../store/job-owners'
 import { otlpFormat } from '../otlp/otlp-json'
 import { getAgent, getAgents, getEvents, lastSeq, listJobs, rootAnswer } from '../store/queries'
 import { defaultSettings, type Job } from '../trace/model'
-import { SteerRefused } from '../supervisor/supervisor'
+import { FollowUpRefused, SteerRefused } from '../supervisor/supervisor'
 import { providerSources, requireJob, requireLiveJob, requireProject, type EngineContext } from './context'
 
 type JobHandlers = Pick<
@@ -28,6 +28,7 @@ type JobHandlers = Pick<
   | 'decideApproval'
   | 'revokeApprovedCommand'
   | 'steerAgent'
+  | 'followUp'
   | 'exportJob'
   | 'importTrace'
 >
@@ -111,6 +112,27 @@ export function jobHandlers(context: EngineContext): JobHandlers {
       } catch (error) {
         if (!(error instanceof SteerRefused)) throw error
         throw error.code === 'not_found' ? notFound(`agent ${agent_id} in this process`) : conflict(error.message)
+      }
+    },
+    followUp: async ({ job_id, agent_id, text, job_token_budget, job_cost_budget }) => {
+      const job = requireControllableJob(context, job_id)
+      const budgets = {
+        ...(job_token_budget !== undefined ? { job_token_budget } : {}),
+        ...(job_cost_budget !== undefined ? { job_cost_budget } : {}),
+      }
+      try {
+        const resumed = await supervisor.followUp({
+          jobId: job_id,
+          agentId: agent_id,
+          text,
+          loadedProfiles: context.profilesFor(job.project),
+          ...(Object.keys(budgets).length > 0 ? { budgets } : {}),
+        })
+        writer.flush()
+        return { job_id, ...resumed }
+      } catch (error) {
+        if (!(error instanceof FollowUpRefused)) throw error
+        throw error.code === 'not_found' ? notFound(error.message.replace(/^no /, '')) : conflict(error.message)
       }
     },
     revokeApprovedCommand: async ({ job_id, command }) => {

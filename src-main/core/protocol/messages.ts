@@ -48,6 +48,12 @@ export const agentInitSchema = z.object({
   profile: profileSchema,
   /** The rendered first user message: task, structured context, workspace block. */
   first_message: z.string(),
+  /**
+   * Set when the agent continues after it ended (a follow-up, a parent's `resume`): its history as
+   * its loop last held it, rebuilt from the trace, and the tool results its last message still
+   * waits for. `first_message` is then the new message.
+   */
+  resume: z.object({ history: z.array(providerMessageSchema).min(1), closing: z.array(providerMessageSchema) }).optional(),
   /** The profiles this agent may spawn, listed in the `task` tool's description. */
   spawnable_profiles: z.string().optional(),
   /**

@@ -60,7 +60,11 @@ async function runRealJobs(): Promise<string[]> {
   const reading = { tool_calls: [{ name: 'read_file', arguments: { path: 'notes.txt' } }] }
   const first = start(
     {
-      root: [{ tool_calls: [taskCall('Cleaner', 'general'), taskCall('Squeezed reader', 'squeezed')] }, complete('root done')],
+      root: [
+        { tool_calls: [taskCall('Cleaner', 'general'), taskCall('Squeezed reader', 'squeezed')] },
+        complete('root done'),
+        complete('followed up'),
+      ],
       children: {
         Cleaner: [
           { tool_calls: [{ name: 'bash', arguments: { command: 'rm -r build' } }] },
@@ -73,6 +77,9 @@ async function runRealJobs(): Promise<string[]> {
     },
     { max_depth: 1, max_concurrent_children: 1 },
   )
+  await engine.waitForJob(first)
+  // A follow-up: the root resumes (agent.resume) and the job ends again.
+  await engine.handlers.followUp({ job_id: first, text: 'and one more thing' })
   await engine.waitForJob(first)
 
   // Spawning paused (the child is held, then released), and a token cap: warned at 80 %, then

@@ -35,6 +35,8 @@ export type CommitListener = (events: TraceEvent[]) => void
 export interface TraceLog {
   readonly owner: OwnerIdentity | null
   createJob(job: Job): void
+  /** A job that ended runs again in this process (a follow-up): it is this process's from now on. */
+  reopenJob(jobId: string): void
   append(event: NewTraceEvent): void
   flush(): TraceEvent[]
   onCommit(listener: CommitListener): () => void
@@ -85,6 +87,7 @@ export class TraceWriter implements TraceLog {
   private readonly owners: JobOwners
   private readonly insertJob: Statement<[JobRow & JobOwnerRow]>
   private readonly selectJobOwner: Statement<[string], { status: string; owner_token: string | null }>
+  private readonly claimEndedJob: Statement<[JobOwnerRow & { id: string }]>
   private readonly insertEvent: Statement<[string, string | null, string | null, number | null, string, string, string]>
   private readonly commitBatch: (batch: QueuedEvent[]) => CommittedBatch
 
@@ -104,6 +107,10 @@ export class TraceWriter implements TraceLog {
         .join(', ')})`,
     )
     this.selectJobOwner = db.prepare('SELECT status, owner_token FROM jobs WHERE id = ?')
+    this.claimEndedJob = db.prepare(
+      `UPDATE jobs SET owner_token = @owner_token, owner_pid = @owner_pid, owner_host = @owner_host, heartbeat_at = @heartbeat_at
+       WHERE id = @id AND status != 'running' AND imported = 0`,
+    )
     this.insertEvent = db.prepare('INSERT INTO events (job_id, agent_id, parent_id, depth, type, ts, data) VALUES (?, ?, ?, ?, ?, ?, ?)')
     this.commitBatch = db.transaction((batch: QueuedEvent[]) => {
       const stored: TraceEvent[] = []
@@ -132,6 +139,19 @@ export class TraceWriter implements TraceLog {
     this.insertJob.run({ ...jobToRow(job), ...ownerRow(this.owner, new Date()) })
     this.gate.addJob(job.id)
     this.createdJobs.add(job.id)
+  }
+
+  /**
+   * Makes this process the owner of a job that had ended, so the events of its follow-up are
+   * stored (mayWrite). What is queued is committed first, under the owner it was queued for.
+   * Throws for a job that is running (another process's, or already this one's) or imported.
+   */
+  reopenJob(jobId: string): void {
+    this.assertOpen()
+    this.flush()
+    const claimed = this.claimEndedJob.run({ id: jobId, ...ownerRow(this.owner, new Date()) }).changes
+    if (claimed === 0) throw new StoreError(`Job ${jobId} cannot be reopened: it is running, imported or unknown`)
+    this.createdJobs.add(jobId)
   }
 
   /** Queues one event; throws at once if it is malformed or its job is unknown. */

@@ -38,6 +38,7 @@ export type ToWriter =
       /** Tests: the thread dies right after this commit, before it replies. */ exitAfterCommit?: boolean
     }
   | { type: 'createJob'; id: number; job: Job }
+  | { type: 'reopenJob'; id: number; jobId: string }
   | { type: 'close'; id: number }
   | { type: 'heartbeat'; at: string }
 

@@ -106,6 +106,14 @@ export class ThreadedTraceWriter implements TraceLog {
     this.gate.addJob(job.id)
   }
 
+  reopenJob(jobId: string): void {
+    this.assertOpen()
+    // The thread commits what it was sent before it takes the job over.
+    this.post()
+    const error = this.call({ type: 'reopenJob', id: ++this.lastPostedId, jobId })
+    if (error) throw fromWire(error)
+  }
+
   append(event: NewTraceEvent): void {
     this.assertOpen()
     this.queue.push(this.gate.check(event))
@@ -225,7 +233,7 @@ export class ThreadedTraceWriter implements TraceLog {
   }
 
   /** A synchronous call: posts `message`, waits for its answer. */
-  private call(message: Extract<ToWriter, { type: 'createJob' | 'close' }>): WireError | null {
+  private call(message: Extract<ToWriter, { type: 'createJob' | 'reopenJob' | 'close' }>): WireError | null {
     this.assertUsable()
     this.port.ref()
     this.port.postMessage(message)

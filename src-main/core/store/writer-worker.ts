@@ -70,6 +70,8 @@ port.on('message', (message: ToWriter) => {
       return append(message)
     case 'createJob':
       return call(message.id, () => writer.createJob(message.job as Job))
+    case 'reopenJob':
+      return call(message.id, () => writer.reopenJob(message.jobId))
     case 'heartbeat':
       try {
         writer.heartbeat(new Date(message.at))

@@ -9,7 +9,7 @@ import type { AgentRuntime } from './runtime'
 export const modelFor = (agent: AgentRuntime): string => resolveModel(agent.request?.model ?? agent.profile.model, agent.job.settings)
 
 /** The `start` message's payload: everything an agent process knows of its job (never a key, URL or script). */
-export function agentInit(agent: AgentRuntime, firstMessage: string): AgentInit {
+export function agentInit(agent: AgentRuntime, firstMessage: string, resume?: AgentInit['resume']): AgentInit {
   const instructions = instructionsFor(agent)
   return {
     agent_id: agent.id,
@@ -20,6 +20,7 @@ export function agentInit(agent: AgentRuntime, firstMessage: string): AgentInit 
       ? { ...agent.profile, system_prompt: withInstructions(agent.profile.system_prompt, instructions) }
       : agent.profile,
     first_message: firstMessage,
+    ...(resume ? { resume } : {}),
     spawnable_profiles: agent.profile.can_delegate ? describeProfiles(agent.job.profiles) : undefined,
     provider: { kind: providerKind(agent), model: agent.model ?? agent.job.settings.model },
     sandbox: sandboxPolicy(agent),
@@ -57,7 +58,8 @@ export function providerConfig(agent: AgentRuntime): ProviderConfig {
   }
   const plan = settings.script
   const script = !plan ? [] : agent.parent ? (plan.children[agent.label] ?? []) : plan.root
-  return { kind: 'scripted', model, script }
+  // A resumed agent of an earlier session goes on with its script where it had got to.
+  return { kind: 'scripted', model, script: script.slice(agent.steps) }
 }
 
 /** What the root's agent.start records of the project instructions it was given. */

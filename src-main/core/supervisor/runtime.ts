@@ -16,6 +16,8 @@ import type { WallClock } from './wall-clock'
 export interface TraceSink {
   createJob(job: Job): void
   append(event: NewTraceEvent): void
+  /** A job that had ended runs again here (a follow-up): this process owns it from now on. */
+  reopenJob?(jobId: string): void
 }
 
 export interface PendingApproval {

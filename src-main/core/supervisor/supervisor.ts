@@ -7,7 +7,8 @@ import { createProvider } from '../providers/create-provider'
 import { createRedactor, providerKeyVariables } from '../secrets/redact'
 import { sleep as realSleep } from '../providers/sleep'
 import type { Sleep } from '../providers/types'
-import type { AgentOutcome, ToAgent } from '../protocol/messages'
+import type { AgentInit, AgentOutcome, ToAgent } from '../protocol/messages'
+import { HistoryReceiver } from '../protocol/model-history'
 import type { JobSettings } from '../trace/model'
 import type { SubagentApprovals } from '../trace/statuses'
 import { controlValueOfApprovalMode } from '../trace/projection'
@@ -36,6 +37,9 @@ import {
   type TraceSink,
 } from './runtime'
 import { Spawns } from './spawns'
+import { rebuildHistory, type ResumeHistory } from '../protocol/resume-history'
+import { rehydrateJob, type ResumeSource } from './rehydrate'
+import { jobSpend } from './budget'
 import { TraceEmitter } from './trace-emitter'
 
 export interface SupervisorOptions {
@@ -55,6 +59,8 @@ export interface SupervisorOptions {
   sleep?: Sleep
   /** Where provider keys are looked for to redact (besides the job's context's); the process environment by default. */
   env?: NodeJS.ProcessEnv
+  /** The trace read back, to continue an agent that ended (follow-ups, `task` with `resume`); without it none can be. */
+  resumeSource?: ResumeSource
 }
 
 export interface StartJobOptions {
@@ -68,6 +74,17 @@ export interface StartJobOptions {
   /** The older flag: true is `subagentApprovals: 'approve'`. */
   autoApprove?: boolean
   spawnPaused?: boolean
+}
+
+export interface FollowUpOptions {
+  jobId: string
+  /** The agent to continue; the root by default. */
+  agentId?: string
+  text: string
+  /** The profiles the job may use, for a job not run in this process; built-ins by default. */
+  loadedProfiles?: LoadedProfiles
+  /** New caps for the whole job, when the user raised them to go on. */
+  budgets?: { job_token_budget?: number | null; job_cost_budget?: number | null }
 }
 
 const defaultNewId = (prefix: string): string => `${prefix}_${randomUUID().replaceAll('-', '').slice(0, 12)}`
@@ -84,6 +101,8 @@ export class Supervisor {
   private readonly newId: (prefix: string) => string
   private allPaused = false
   private readonly jobEndListeners = new Set<(jobId: string) => void>()
+  /** Agents a follow-up waits to start again (their last process is still exiting). */
+  private readonly resuming = new Set<string>()
   private readonly trace: TraceEmitter
   private readonly approvals: ApprovalDesk
   private readonly models: ModelCalls
@@ -275,6 +294,48 @@ export class Supervisor {
     })
   }
 
+  /**
+   * Continues an agent that ended (the root by default) with the user's new message: it resumes
+   * with its whole history, rebuilt from the trace, in the same job and tree, its totals carried
+   * on; the job runs again and ends again when it does. A job not run in this process is read
+   * back from the trace first. Refused (FollowUpRefused) for an agent that has not ended, one
+   * whose parent still runs, a job over its budget, or a trace that cannot be rebuilt.
+   */
+  async followUp(options: FollowUpOptions): Promise<{ agent_id: string }> {
+    const source = this.options.resumeSource
+    if (!source) throw new FollowUpRefused('conflict', 'this supervisor keeps no trace to continue an agent from')
+    const job = this.jobs.get(options.jobId) ?? this.rehydrate(options.jobId, options.loadedProfiles)
+    const agent = options.agentId === undefined ? job.root : job.agents.get(options.agentId)
+    if (!agent) throw new FollowUpRefused('not_found', `no agent ${options.agentId ?? '(root)'} in job ${job.id}`)
+    if (!agent.ended || this.resuming.has(agent.id)) {
+      const status = agent.ended ? 'being continued' : agent.status
+      throw new FollowUpRefused('conflict', `${agent.label} is ${status}: send a running agent a message instead`)
+    }
+    if (agent.parent && !agent.parent.ended) {
+      throw new FollowUpRefused('conflict', `${agent.label}'s parent ${agent.parent.label} still runs: send it a message instead`)
+    }
+    const history = rebuildHistory(source.agentEvents(agent.id))
+    if ('error' in history) throw new FollowUpRefused('conflict', `${agent.label} cannot be continued: ${history.error}`)
+    const settings = { ...job.settings, ...options.budgets }
+    const raised = { ...job, settings }
+    if (jobSpend(raised).share >= 1) {
+      throw new FollowUpRefused('conflict', "the job's token or cost budget is spent: raise it to go on")
+    }
+    job.settings = settings
+    job.overBudget = false
+    job.budgetWarned = jobSpend(job).share >= 0.8
+    const text = job.redactor.redact(options.text)
+    // Its last run's process may not have exited yet: its exit must not be taken for the new run's.
+    this.resuming.add(agent.id)
+    try {
+      await agent.exited
+    } finally {
+      this.resuming.delete(agent.id)
+    }
+    this.resume(agent, text, history, { by: 'user', ...(options.budgets ? { budgets: options.budgets } : {}) })
+    return { agent_id: agent.id }
+  }
+
   /** Forgets a command approved for the whole job; false when the job had no such rule. */
   revokeApprovedCommand(jobId: string, command: string): boolean {
     const job = this.jobs.get(jobId)
@@ -342,6 +403,61 @@ export class Supervisor {
 
   // --- starting agents --------------------------------------------------------------------
 
+  /** A stored job read back to continue it here; this process owns it from now on. */
+  private rehydrate(jobId: string, loadedProfiles: LoadedProfiles | undefined): JobRuntime {
+    const stored = this.options.resumeSource?.storedJob(jobId)
+    if (!stored) throw new FollowUpRefused('not_found', `no job ${jobId}`)
+    if (stored.job.status === 'running') throw new FollowUpRefused('conflict', `job ${jobId} is running in another Arbor process`)
+    const context = this.options.jobContext?.(stored.job.project, stored.job.settings) ?? { connection: null }
+    const env = this.options.env ?? process.env
+    const job = rehydrateJob(stored, {
+      context,
+      redactor: createRedactor([context.connection?.api_key, ...(context.secrets ?? []), ...providerKeyVariables.map((name) => env[name])]),
+      profiles: loadedProfiles?.profiles ?? builtinProfiles,
+    })
+    this.jobs.set(job.id, job)
+    for (const agent of job.agents.values()) this.agents.set(agent.id, agent)
+    return job
+  }
+
+  /**
+   * Runs an ended agent again from its rebuilt history and a new message, in a new process. The
+   * job opens again if it had ended; `agent.resume` (not a second agent.start) marks the run.
+   */
+  private resume(
+    agent: AgentRuntime,
+    text: string,
+    history: ResumeHistory,
+    data: { by: 'user' | 'parent'; call_id?: string; budgets?: FollowUpOptions['budgets'] },
+  ): void {
+    const job = agent.job
+    if (job.ended) {
+      job.ended = false
+      this.options.sink.reopenJob?.(job.id)
+    }
+    if (agent === job.root) job.rootReason = null
+    job.active = true
+    const previous = agent.status
+    Object.assign(agent, {
+      ended: false,
+      stopping: null,
+      lastText: '',
+      calls: new Map(),
+      history: new HistoryReceiver(),
+      groups: new Set(),
+      spawnsThisTurn: 0,
+      userWaits: 0,
+      waiting: [],
+    } satisfies Partial<AgentRuntime>)
+    this.trace.agent(agent, 'agent.resume', {
+      ...data,
+      text,
+      history_messages: history.messages.length,
+      previous_status: previous,
+    })
+    this.launch(agent, text, { history: history.messages, closing: history.closing })
+  }
+
   private addAgent(fields: Omit<Parameters<typeof newAgentRuntime>[0], 'now'>): AgentRuntime {
     const agent = newAgentRuntime({ ...fields, now: Date.now() })
     fields.job.agents.set(agent.id, agent)
@@ -350,11 +466,22 @@ export class Supervisor {
     return agent
   }
 
-  private launch(agent: AgentRuntime, firstMessage: string): void {
+  private launch(agent: AgentRuntime, firstMessage: string, resume?: AgentInit['resume']): void {
     const job = agent.job
     agent.status = 'running'
     agent.startedAt = Date.now()
     agent.model = modelFor(agent)
+    if (!resume) this.recordStart(agent)
+    const timeoutMs = job.settings.agent_timeout_ms ?? (agent.parent ? job.settings.subagent_timeout_ms : null)
+    if (timeoutMs) {
+      agent.clock = new WallClock(timeoutMs, () => this.stop(agent, 'failed', 'timeout'))
+      agent.clock.resume()
+    }
+    this.processes.start(agent, () => agentInit(agent, firstMessage, resume))
+  }
+
+  private recordStart(agent: AgentRuntime): void {
+    const job = agent.job
     this.trace.agent(agent, 'agent.start', {
       profile: agent.profile.name,
       model: agent.model,
@@ -366,12 +493,6 @@ export class Supervisor {
       total_token_budget: agent.profile.total_token_budget ?? job.settings.job_token_budget,
       ...projectInstructionsData(agent),
     })
-    const timeoutMs = job.settings.agent_timeout_ms ?? (agent.parent ? job.settings.subagent_timeout_ms : null)
-    if (timeoutMs) {
-      agent.clock = new WallClock(timeoutMs, () => this.stop(agent, 'failed', 'timeout'))
-      agent.clock.resume()
-    }
-    this.processes.start(agent, () => agentInit(agent, firstMessage))
   }
 
   // --- messages from agent processes ------------------------------------------------------
@@ -614,6 +735,17 @@ export class Supervisor {
 function partialSummary(agent: AgentRuntime, reason: TerminalReason): string {
   const partial = agent.lastText ? ` Last output: ${agent.lastText.slice(0, 300)}` : ''
   return `${agent.profile.name} agent ended: ${reason}.${partial}`
+}
+
+/** A follow-up that cannot be made: no such job or agent (`not_found`), or one that cannot go on now (`conflict`). */
+export class FollowUpRefused extends Error {
+  constructor(
+    readonly code: 'not_found' | 'conflict',
+    message: string,
+  ) {
+    super(message)
+    this.name = 'FollowUpRefused'
+  }
 }
 
 /** A message the user sent could not go to the agent: unknown agent (`not_found`), or one not running (`conflict`). */

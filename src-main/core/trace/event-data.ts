@@ -126,6 +126,13 @@ export const eventDataSchemas = {
     tool_usage: z.record(z.string(), count).meta({ description: 'tool name → number of calls' }),
     duration_ms: millis,
   }),
+  'agent.resume': z.looseObject({
+    by: z.enum(['user', 'parent']).meta({ description: "`user`: a follow-up; `parent`: its parent's `task` call with `resume`" }),
+    text: z.string().meta({ description: 'the new message the agent continues with' }),
+    call_id: z.string().optional().meta({ description: "by parent: the parent's `task` call that resumed it" }),
+    history_messages: count.meta({ description: 'the messages of its earlier history it continues from, rebuilt from this trace' }),
+    previous_status: agentStatus.meta({ description: 'how it had ended' }),
+  }),
   message: z.looseObject({
     role: z.enum(['system', 'user', 'assistant', 'tool']),
     content: z.string(),

@@ -37,8 +37,17 @@ describe('changesJob', () => {
     }
   })
 
-  it('says yes to a job.end and a control only', () => {
-    expect(eventTypes.filter((type) => changesJob(eventOf(type, {}))).sort()).toEqual(['control', 'job.end'])
+  it('says yes to a job.end, a control and an agent.resume only', () => {
+    expect(eventTypes.filter((type) => changesJob(eventOf(type, {}))).sort()).toEqual(['agent.resume', 'control', 'job.end'])
+  })
+
+  it('a follow-up opens an ended job again, and its node runs again with its totals', () => {
+    const ended = reduceJob(job, eventOf('job.end', { status: 'completed', reason: 'completed', usage: emptyUsage(), cost_usd: null }))
+    expect(ended).toMatchObject({ status: 'completed', end_reason: 'completed', ended_at: '2026-12-01T10:00:00.000Z' })
+    const resume = eventOf('agent.resume', { by: 'user', text: 'and then?', history_messages: 4, previous_status: 'completed' })
+    const reopened = reduceJob(ended, resume)
+    expect(reopened).toMatchObject({ status: 'running', ended_at: null })
+    expect(reopened).not.toHaveProperty('end_reason')
   })
 })
 
@@ -96,5 +105,20 @@ describe('updateAgent', () => {
       }
     }
     expect([...changed].sort()).toEqual([...agentProgressKeys].sort())
+  })
+
+  it('an agent.resume runs an ended node again and keeps what it spent', () => {
+    const usage = { ...emptyUsage(), input_tokens: 40 }
+    const node = {
+      id: 'agent_1',
+      status: 'completed',
+      terminal_reason: 'completed',
+      ended_at: 'then',
+      steps: 3,
+      usage,
+      current_tool: null,
+    } as unknown as AgentNode
+    updateAgent(node, eventOf('agent.resume', { by: 'user', text: 'more', history_messages: 4, previous_status: 'completed' }))
+    expect(node).toMatchObject({ status: 'running', terminal_reason: null, ended_at: null, steps: 3, usage })
   })
 })

@@ -98,6 +98,13 @@ export function updateAgent(node: AgentNode, event: TraceEvent): void {
       node.steps = data.steps
       break
     }
+    case 'agent.resume':
+      // A follow-up or a parent's `resume`: the same node runs again, its totals carried on.
+      node.status = 'running'
+      node.terminal_reason = null
+      node.current_tool = null
+      node.ended_at = null
+      break
     case 'llm.call':
       node.steps += 1
       node.usage = addUsage(node.usage, usageOf(event.data.usage) ?? {})
@@ -131,7 +138,8 @@ export const approvalModeOfControl = (value: unknown): SubagentApprovals => (val
 export const controlValueOfApprovalMode = (mode: SubagentApprovals): boolean | 'ask' => (mode === 'ask' ? 'ask' : mode === 'approve')
 
 /** True for the events reduceJob may change a job for; it returns the job itself for any other. */
-export const changesJob = (event: TraceEvent): boolean => event.type === 'job.end' || event.type === 'control'
+export const changesJob = (event: TraceEvent): boolean =>
+  event.type === 'job.end' || event.type === 'control' || event.type === 'agent.resume'
 
 /** A job's progress after one event; only the fields of JobProgress are read, so a job without its settings will do. */
 export function reduceJob<J extends JobProgress>(job: J, event: TraceEvent): J {
@@ -145,6 +153,11 @@ export function reduceJob<J extends JobProgress>(job: J, event: TraceEvent): J {
         usage: usageOf(event.data.usage) ?? job.usage,
         cost_usd: costOf(event.data.cost_usd) ?? job.cost_usd,
       }
+    case 'agent.resume': {
+      // An agent of an ended job continues: the job runs again, and ends again with a new job.end.
+      const { end_reason: _reason, ...rest } = job as J & { end_reason?: unknown }
+      return { ...(rest as J), status: 'running', ended_at: null }
+    }
     case 'control': {
       const { action, target, value } = event.data
       if (action === 'auto_approve') {

@@ -71,6 +71,14 @@ export function describeEvent(event: TraceEvent): EventDescription {
         tone: 'agent',
       }
     }
+    case 'agent.resume': {
+      const { by, previous_status, history_messages } = event.data
+      return {
+        title: by === 'user' ? 'follow-up' : 'resumed by parent',
+        summary: join(`after ${previous_status}`, `${history_messages} earlier messages`),
+        tone: 'agent',
+      }
+    }
     case 'agent.end': {
       const { status, terminal_reason, duration_ms } = event.data
       return {

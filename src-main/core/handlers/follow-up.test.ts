@@ -1,0 +1,274 @@
+import { mkdirSync, writeFileSync } from 'node:fs'
+import path from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { createDispatcher } from '../api/dispatcher'
+import { defaultNewJob, type NewJob } from '../api/job-form'
+import { createEngine, type Engine } from '../engine'
+import { anthropicConversations, startFakeAnthropic } from '../providers/testing/fake-anthropic'
+import type { RecordedRequest } from '../providers/testing/fake-http'
+import { openaiConversations, startFakeOpenAI } from '../providers/testing/fake-openai'
+import { FileKeyStore } from '../settings/key-store'
+import { recordEvents, testAgentHost } from '../supervisor/testing'
+import { exportJob } from '../store/export'
+import { openDatabase } from '../store/database'
+import { jsonlFormat } from '../store/export'
+import type { TraceEvent } from '../trace/events'
+import { useCleanups } from '../testing/cleanups'
+
+/**
+ * Follow-ups: a job that ended is continued with a new message, the root (or a child) resuming
+ * with its whole history, rebuilt from the trace, in the same job and tree. Real agent processes,
+ * the real SDKs against local servers that stream their wire formats, a real SQLite file.
+ */
+
+const { cleanups, tempDir } = useCleanups('arbor-follow-up-')
+
+function makeEngine(dbFile: string, project: string): { engine: Engine } & ReturnType<typeof recordEvents> {
+  const engine = createEngine({
+    dbFile,
+    processHost: testAgentHost(),
+    projectDir: project,
+    killGraceMs: 1000,
+    keys: new FileKeyStore(path.join(path.dirname(dbFile), 'keys.json')),
+    env: {},
+  })
+  cleanups.push(() => engine.close())
+  return { engine, ...recordEvents(engine, 15_000) }
+}
+
+function project(): { dir: string; project: string; dbFile: string } {
+  const dir = tempDir()
+  const project = path.join(dir, 'shop')
+  mkdirSync(project)
+  writeFileSync(path.join(project, 'README.md'), '# Shop\n\nSells things.\n')
+  return { dir, project, dbFile: path.join(dir, 'arbor.db') }
+}
+
+const job = (overrides: Partial<NewJob>): NewJob => ({
+  ...defaultNewJob(),
+  task: 'ROOT-TASK: what does this shop sell?',
+  provider: 'openai_compatible',
+  model: 'llama3.1',
+  max_depth: 1,
+  ...overrides,
+})
+
+const finish = (result: string) => ({ tool_calls: [{ name: 'attempt_completion', arguments: { result } }] })
+const delegate = {
+  tool_calls: [
+    { name: 'task', arguments: { description: 'read the readme', prompt: 'CHILD-X: read README.md', subagent_type: 'general' } },
+  ],
+}
+const childAnswer = finish('CHILD-ANSWER: it sells things')
+
+const messagesOf = (request: RecordedRequest): unknown[] => (request.body as { messages: unknown[] }).messages
+const firstUser = (request: RecordedRequest): string => {
+  const messages = messagesOf(request) as Array<{ role: string; content: unknown }>
+  const user = messages.find((message) => message.role === 'user')
+  return typeof user?.content === 'string' ? user.content : JSON.stringify(user?.content)
+}
+const rootRequests = (requests: RecordedRequest[]) => requests.filter((request) => firstUser(request).includes('ROOT-TASK'))
+const withoutCacheMarks = (messages: unknown[]): unknown[] =>
+  JSON.parse(JSON.stringify(messages, (key, value: unknown) => (key === 'cache_control' ? undefined : value))) as unknown[]
+const endsOf = (events: TraceEvent[], jobId: string) => events.filter((event) => event.type === 'job.end' && event.job_id === jobId)
+
+describe('following up a job that ended', () => {
+  it('the root resumes with its earlier history byte for byte plus the new text; same job and tree, totals carried on (OpenAI)', async () => {
+    const where = project()
+    const server = await startFakeOpenAI({
+      route: openaiConversations([
+        { match: 'CHILD-X', turns: [childAnswer, finish('CHILD-AGAIN')] },
+        // Slow to answer the follow-up: a second one sent meanwhile finds it running.
+        { match: 'ROOT-TASK', turns: [delegate, finish('FIRST-ANSWER'), { delay_ms: 1000, ...finish('SECOND-ANSWER') }] },
+      ]),
+    })
+    cleanups.push(() => server.close())
+    const rig = makeEngine(where.dbFile, where.project)
+    const dispatch = createDispatcher(rig.engine.handlers)
+    const { job_id, root_agent_id } = await rig.engine.handlers.startJob({
+      kind: 'agent',
+      job: job({ base_url: `${server.url}/v1` }),
+    })
+    await rig.engine.waitForJob(job_id)
+    const before = rootRequests(server.requests)
+    expect(before).toHaveLength(2)
+    const firstEnd = endsOf(rig.events, job_id)[0]!
+    expect(firstEnd.type === 'job.end' && firstEnd.data.status).toBe('completed')
+
+    const resumed = await dispatch('followUp', { job_id, text: 'FOLLOW-UP: and what does it not sell?' })
+    expect(resumed).toEqual({ ok: true, value: { job_id, agent_id: root_agent_id } })
+    // Once it runs again, a second follow-up is refused: a running agent takes a message instead.
+    expect(await dispatch('followUp', { job_id, text: 'again' })).toMatchObject({ ok: false, error: { code: 'conflict' } })
+    await rig.waitFor((event) => event.type === 'job.end' && event.job_id === job_id && event.seq > firstEnd.seq)
+
+    const after = rootRequests(server.requests)
+    expect(after).toHaveLength(3)
+    const last = messagesOf(before[1]!)
+    const next = messagesOf(after[2]!)
+    // The earlier request, byte for byte, then the reply that ended it, its result, and the new text.
+    expect(JSON.stringify(next.slice(0, last.length))).toBe(JSON.stringify(last))
+    expect(next.slice(last.length)).toEqual([
+      expect.objectContaining({
+        role: 'assistant',
+        tool_calls: [expect.objectContaining({ function: expect.objectContaining({ name: 'attempt_completion' }) })],
+      }),
+      { role: 'tool', content: 'Result received.', tool_call_id: 'call_t1_0' },
+      { role: 'user', content: 'FOLLOW-UP: and what does it not sell?' },
+    ])
+    // Nothing but the root asked again: the child stayed ended.
+    expect(server.requests.filter((request) => firstUser(request).includes('CHILD-X'))).toHaveLength(1)
+
+    // One job, one tree: the root is the same node, running then completed again, its totals the sum of its calls.
+    const jobs = (await rig.engine.handlers.listJobs({})).jobs
+    expect(jobs.map((each) => [each.id, each.status])).toEqual([[job_id, 'completed']])
+    const tree = await rig.engine.handlers.getTree({ job_id })
+    expect(tree.agents.map((agent) => [agent.id === root_agent_id, agent.status])).toEqual([
+      [true, 'completed'],
+      [false, 'completed'],
+    ])
+    const root = tree.agents[0]!
+    const calls = rig.events.filter((event) => event.type === 'llm.call' && event.agent_id === root_agent_id)
+    expect(calls).toHaveLength(3)
+    expect(root.steps).toBe(3)
+    expect(root.usage.input_tokens).toBe(
+      calls.reduce((sum, call) => sum + (call.type === 'llm.call' ? call.data.usage.input_tokens : 0), 0),
+    )
+    expect(tree.answer).toContain('SECOND-ANSWER')
+    const resume = rig.events.find((event) => event.type === 'agent.resume')
+    expect(resume).toMatchObject({
+      agent_id: root_agent_id,
+      data: { by: 'user', text: 'FOLLOW-UP: and what does it not sell?', previous_status: 'completed' },
+    })
+    expect(rig.events.filter((event) => event.type === 'agent.start' && event.agent_id === root_agent_id)).toHaveLength(1)
+    // The second job.end sums every agent's usage, the first run's included.
+    const secondEnd = endsOf(rig.events, job_id)[1]!
+    const allCalls = rig.events.filter((event) => event.type === 'llm.call' && event.job_id === job_id)
+    expect(secondEnd.type === 'job.end' && secondEnd.data.usage.input_tokens).toBe(
+      allCalls.reduce((sum, call) => sum + (call.type === 'llm.call' ? call.data.usage.input_tokens : 0), 0),
+    )
+
+    // The exported trace holds both runs and imports again.
+    const out = path.join(where.dir, 'trace.jsonl')
+    const db = openDatabase(where.dbFile)
+    cleanups.push(() => void db.close())
+    await exportJob(db, job_id, out, jsonlFormat())
+    const imported = await makeEngine(path.join(tempDir(), 'other.db'), where.project).engine.handlers.importTrace({ path: out })
+    expect(imported).toMatchObject({ existing: false })
+  })
+
+  it('a job of an earlier session is read back and continued in a new one, on the Anthropic API', async () => {
+    const where = project()
+    const server = await startFakeAnthropic({
+      route: anthropicConversations([
+        { match: 'CHILD-X', turns: [childAnswer] },
+        { match: 'ROOT-TASK', turns: [delegate, { text: 'FIRST-ANSWER' }, { text: 'SECOND-ANSWER' }] },
+      ]),
+    })
+    cleanups.push(() => server.close())
+    const first = makeEngine(where.dbFile, where.project)
+    const { job_id, root_agent_id } = await first.engine.handlers.startJob({
+      kind: 'agent',
+      job: job({ provider: 'anthropic', model: 'claude-sonnet-4-5', base_url: server.url, no_key: true }),
+    })
+    await first.engine.waitForJob(job_id)
+    await first.engine.close()
+    const before = rootRequests(server.requests)
+    expect(before).toHaveLength(2)
+
+    const second = makeEngine(where.dbFile, where.project)
+    const resumed = await second.engine.handlers.followUp({ job_id, text: 'FOLLOW-UP: and in French?' })
+    expect(resumed).toEqual({ job_id, agent_id: root_agent_id })
+    await second.waitFor((event) => event.type === 'job.end' && event.job_id === job_id)
+    const after = rootRequests(server.requests)
+    expect(after).toHaveLength(3)
+    // The cache breakpoint moves to the newest message on every call, as it would have had the
+    // agent never stopped; the messages under it are the same bytes.
+    const last = withoutCacheMarks(messagesOf(before[1]!))
+    const next = withoutCacheMarks(messagesOf(after[2]!))
+    expect(JSON.stringify(next.slice(0, last.length))).toBe(JSON.stringify(last))
+    expect(next.slice(last.length)).toEqual([
+      { role: 'assistant', content: [{ type: 'text', text: 'FIRST-ANSWER' }] },
+      { role: 'user', content: [{ type: 'text', text: 'FOLLOW-UP: and in French?' }] },
+    ])
+    // The system prompt went again as it was.
+    expect((after[2]!.body as { system: unknown }).system).toEqual((before[1]!.body as { system: unknown }).system)
+    const tree = await second.engine.handlers.getTree({ job_id })
+    expect(tree.job.status).toBe('completed')
+    expect(tree.answer).toContain('SECOND-ANSWER')
+    expect(tree.agents.find((agent) => agent.id === root_agent_id)?.steps).toBe(3)
+  })
+
+  it('a finished child is continued on its own after the job ended; its new result is on its node', async () => {
+    const where = project()
+    const server = await startFakeOpenAI({
+      route: openaiConversations([
+        { match: 'CHILD-X', turns: [childAnswer, finish('CHILD-AGAIN: and cheaper ones')] },
+        { match: 'ROOT-TASK', turns: [delegate, finish('FIRST-ANSWER')] },
+      ]),
+    })
+    cleanups.push(() => server.close())
+    const rig = makeEngine(where.dbFile, where.project)
+    const dispatch = createDispatcher(rig.engine.handlers)
+    const { job_id } = await rig.engine.handlers.startJob({ kind: 'agent', job: job({ base_url: `${server.url}/v1` }) })
+    await rig.engine.waitForJob(job_id)
+    const child = (await rig.engine.handlers.getTree({ job_id })).agents.find((agent) => agent.parent_id !== null)!
+
+    expect(await dispatch('followUp', { job_id, agent_id: child.id, text: 'CHILD-FOLLOW-UP: any cheaper?' })).toEqual({
+      ok: true,
+      value: { job_id, agent_id: child.id },
+    })
+    const end = await rig.waitFor(
+      (event) => event.type === 'agent.end' && event.agent_id === child.id && event.data.result !== 'CHILD-ANSWER: it sells things',
+    )
+    expect(end).toMatchObject({ data: { status: 'completed', result: 'CHILD-AGAIN: and cheaper ones' } })
+    await rig.waitFor((event) => event.type === 'job.end' && event.job_id === job_id && event.seq > end.seq)
+    const childRequests = server.requests.filter((request) => firstUser(request).includes('CHILD-X'))
+    expect(childRequests).toHaveLength(2)
+    expect(messagesOf(childRequests[1]!).at(-1)).toEqual({ role: 'user', content: 'CHILD-FOLLOW-UP: any cheaper?' })
+    // The root did not run again.
+    expect(rootRequests(server.requests)).toHaveLength(2)
+    const tree = await rig.engine.handlers.getTree({ job_id })
+    expect(tree.job.status).toBe('completed')
+    expect(tree.answer).toContain('FIRST-ANSWER')
+  })
+
+  it('refuses, changing nothing: a running job, an unknown job or agent, an imported job, an empty or over-long text', async () => {
+    const where = project()
+    const server = await startFakeOpenAI({
+      route: openaiConversations([{ match: 'ROOT-TASK', turns: [{ delay_ms: 1500, ...finish('SLOW-ANSWER') }] }]),
+    })
+    cleanups.push(() => server.close())
+    const rig = makeEngine(where.dbFile, where.project)
+    const dispatch = createDispatcher(rig.engine.handlers)
+    const { job_id } = await rig.engine.handlers.startJob({ kind: 'agent', job: job({ base_url: `${server.url}/v1` }) })
+
+    expect(await dispatch('followUp', { job_id, text: 'too early' })).toMatchObject({
+      ok: false,
+      error: { code: 'conflict', message: expect.stringContaining('running') },
+    })
+    await rig.engine.waitForJob(job_id)
+    expect(await dispatch('followUp', { job_id: 'job_nope', text: 'hello' })).toMatchObject({ ok: false, error: { code: 'not_found' } })
+    expect(await dispatch('followUp', { job_id, agent_id: 'agent_nope', text: 'hello' })).toMatchObject({
+      ok: false,
+      error: { code: 'not_found' },
+    })
+    expect(await dispatch('followUp', { job_id, text: '   ' })).toMatchObject({ ok: false, error: { code: 'invalid_request' } })
+    expect(await dispatch('followUp', { job_id, text: 'x'.repeat(32 * 1024 + 1) })).toMatchObject({
+      ok: false,
+      error: { code: 'invalid_request' },
+    })
+
+    const out = path.join(where.dir, 'trace.jsonl')
+    await rig.engine.exportJsonl(job_id, out)
+    const other = makeEngine(path.join(tempDir(), 'other.db'), where.project)
+    const imported = other.engine.importTrace(out)
+    expect(await createDispatcher(other.engine.handlers)('followUp', { job_id: imported.job_id, text: 'hello' })).toMatchObject({
+      ok: false,
+      error: { code: 'conflict', message: expect.stringContaining('read-only') },
+    })
+    // Nothing was written by any refusal: one run, one end.
+    expect(rig.events.filter((event) => event.type === 'agent.resume')).toEqual([])
+    expect(endsOf(rig.events, job_id)).toHaveLength(1)
+    expect(rootRequests(server.requests)).toHaveLength(1)
+  })
+})
