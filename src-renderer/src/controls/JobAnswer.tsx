@@ -1,4 +1,5 @@
 import { useState } from 'react'
+import { maxSteerMessage } from '@core/api/job-limits'
 import { useArbor } from '../store'
 
 /** Lines of the answer shown before "Show all". */
@@ -6,14 +7,17 @@ export const answerPreviewLines = 3
 
 /**
  * What the selected job's root agent answered, under the toolbar: what the user came for. The
- * first lines, and the whole of it on "Show all"; nothing while the root runs.
+ * first lines, and the whole of it on "Show all"; nothing while the root first runs. Under it,
+ * once the job has ended, a box to follow up: the root goes on with its whole conversation.
  */
 export function JobAnswer() {
   const answer = useArbor((state) => (state.selectedJobId ? state.answers[state.selectedJobId] : undefined))
   const jobId = useArbor((state) => state.selectedJobId)
+  const job = useArbor((state) => (state.selectedJobId ? state.jobs[state.selectedJobId] : undefined))
   const [expandedFor, setExpandedFor] = useState<string | null>(null)
-  if (answer === undefined) return null
-  const lines = answer.split('\n')
+  const canFollowUp = job !== undefined && !job.imported
+  if (answer === undefined && !(canFollowUp && job.status !== 'running')) return null
+  const lines = (answer ?? '').split('\n')
   const long = lines.length > answerPreviewLines
   const expanded = expandedFor === jobId
   return (
@@ -23,21 +27,111 @@ export function JobAnswer() {
       data-expanded={expanded ? 'true' : undefined}
       aria-label="The root agent's answer"
     >
-      <span className="job-answer__label">Answer</span>
-      <pre className="job-answer__text" data-testid="job-answer-text">
-        {expanded || !long ? answer : `${lines.slice(0, answerPreviewLines).join('\n')}…`}
-      </pre>
-      {long && (
-        <button
-          type="button"
-          className="link-button job-answer__toggle"
-          data-testid="job-answer-toggle"
-          aria-expanded={expanded}
-          onClick={() => setExpandedFor(expanded ? null : jobId)}
-        >
-          {expanded ? 'Show less' : `Show all ${lines.length} lines`}
-        </button>
-      )}
+      <div className="job-answer__row">
+        <span className="job-answer__label">Answer</span>
+        <pre className="job-answer__text" data-testid="job-answer-text">
+          {answer === undefined ? <span className="muted">No answer: the job ended without one.</span> : null}
+          {answer !== undefined && (expanded || !long ? answer : `${lines.slice(0, answerPreviewLines).join('\n')}…`)}
+        </pre>
+        {long && (
+          <button
+            type="button"
+            className="link-button job-answer__toggle"
+            data-testid="job-answer-toggle"
+            aria-expanded={expanded}
+            onClick={() => setExpandedFor(expanded ? null : jobId)}
+          >
+            {expanded ? 'Show less' : `Show all ${lines.length} lines`}
+          </button>
+        )}
+      </div>
+      {canFollowUp && <FollowUpBox key={job.id} jobId={job.id} running={job.status === 'running'} endReason={job.end_reason ?? null} />}
     </section>
+  )
+}
+
+/**
+ * A follow-up to a job that ended: the root resumes with its whole history plus this message, in
+ * the same job and tree. A job stopped by its budget can go on only with a higher one, so the
+ * box offers that.
+ */
+function FollowUpBox({ jobId, running, endReason }: { jobId: string; running: boolean; endReason: string | null }) {
+  const [text, setText] = useState('')
+  const [sending, setSending] = useState(false)
+  const [tokens, setTokens] = useState('')
+  const [cost, setCost] = useState('')
+  const budgetSpent = endReason === 'token_budget' && !running
+  const send = () => {
+    const message = text.trim()
+    if (!message || running || sending) return
+    const budgets = {
+      ...(tokens.trim() ? { job_token_budget: Number(tokens) } : {}),
+      ...(cost.trim() ? { job_cost_budget: Number(cost) } : {}),
+    }
+    setSending(true)
+    void useArbor
+      .getState()
+      .followUp(jobId, message, budgets)
+      .then((sent) => {
+        if (sent) setText('')
+      })
+      .finally(() => setSending(false))
+  }
+  return (
+    <form
+      className="job-answer__follow-up"
+      data-testid="follow-up"
+      onSubmit={(event) => {
+        event.preventDefault()
+        send()
+      }}
+    >
+      <textarea
+        className="input"
+        data-testid="follow-up-input"
+        rows={1}
+        maxLength={maxSteerMessage}
+        aria-label="Follow up"
+        placeholder={
+          running ? 'The job is running: message an agent from its inspector' : 'Follow up: the root goes on with everything it knows'
+        }
+        disabled={running}
+        value={text}
+        onChange={(event) => setText(event.target.value)}
+        onKeyDown={(event) => {
+          if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) {
+            event.preventDefault()
+            send()
+          }
+        }}
+      />
+      {budgetSpent && (
+        <span className="job-answer__budgets" data-testid="follow-up-budgets">
+          <label>
+            Token budget{' '}
+            <input
+              className="input"
+              inputMode="numeric"
+              value={tokens}
+              onChange={(event) => setTokens(event.target.value)}
+              placeholder="raise to…"
+            />
+          </label>
+          <label>
+            Cost budget ${' '}
+            <input
+              className="input"
+              inputMode="decimal"
+              value={cost}
+              onChange={(event) => setCost(event.target.value)}
+              placeholder="raise to…"
+            />
+          </label>
+        </span>
+      )}
+      <button className="button" type="submit" data-testid="follow-up-send" disabled={running || sending || !text.trim()}>
+        {running ? 'Running…' : 'Continue'}
+      </button>
+    </form>
   )
 }

@@ -62,6 +62,16 @@ export const createControlsSlice: SliceCreator<ControlsSlice> = (set, get) => {
         await api().steerAgent({ agent_id: agentId, text })
       }),
 
+    followUp: async (jobId, text, budgets = {}) => {
+      try {
+        await api().followUp({ job_id: jobId, text, ...budgets })
+        return true
+      } catch (error) {
+        get().notify('error', `Follow-up failed: ${errorText(error)}`)
+        return false
+      }
+    },
+
     revokeApprovedCommand: (jobId, command) =>
       attempt('Revoke', async () => {
         await api().revokeApprovedCommand({ job_id: jobId, command })

@@ -52,6 +52,8 @@ export interface ControlsSlice {
   setSubagentApprovals(jobId: string, mode: SubagentApprovals): Promise<void>
   /** Sends a running agent a message; resolves once it is delivered (or the failure is reported). */
   steerAgent(agentId: string, text: string): Promise<void>
+  /** Continues a job that ended with a new message to its root; true once it runs again. */
+  followUp(jobId: string, text: string, budgets?: { job_token_budget?: number | null; job_cost_budget?: number | null }): Promise<boolean>
   /** Forgets a command approved for the whole job: the next one asks again. */
   revokeApprovedCommand(jobId: string, command: string): Promise<void>
   killAgent(agentId: string): Promise<void>

@@ -1,0 +1,74 @@
+import { expect, test } from '@playwright/test'
+import type { FakeServer } from '../src-main/core/providers/testing/fake-http'
+import { openaiConversations, startFakeOpenAI, type FakeOpenAIResponse } from '../src-main/core/providers/testing/fake-openai'
+import { ArborPage } from './page-models/arbor-page'
+import { startArborServer, type ArborServer } from './support/arbor-server'
+
+// A follow-up from the box under the answer: the root of a completed job goes on with its whole
+// conversation (the earlier request's messages, byte for byte, then the new text), in the same
+// job and tree, and answers again.
+const rootMarker = 'E2E-FOLLOW-UP'
+const followUp = 'Now list what it does not sell.'
+let server: ArborServer
+let model: FakeServer<FakeOpenAIResponse> | null = null
+
+test.afterEach(async () => {
+  await server?.stop()
+  await model?.close()
+  model = null
+})
+
+test('following up a completed job from the UI continues the root with its history; the tree and totals go on', async ({ page }) => {
+  const complete = (result: string, delay_ms = 200) => ({ delay_ms, tool_calls: [{ name: 'attempt_completion', arguments: { result } }] })
+  model = await startFakeOpenAI({
+    route: openaiConversations([
+      { match: 'LISTER', turns: [complete('It sells carts and totals.')] },
+      {
+        match: rootMarker,
+        turns: [
+          {
+            delay_ms: 200,
+            tool_calls: [
+              { name: 'task', arguments: { description: 'LISTER', prompt: 'LISTER: list the shop.', subagent_type: 'general' } },
+            ],
+          },
+          complete('FIRST ANSWER: carts and totals.'),
+          complete('SECOND ANSWER: no gift cards.', 1500),
+        ],
+      },
+    ]),
+  })
+  server = await startArborServer()
+  const arbor = new ArborPage(page)
+  await arbor.open(server.url)
+  await arbor.startFilledJob(await arbor.fillAgentJob({ task: `${rootMarker}: what does the shop sell?`, baseUrl: `${model.url}/v1` }))
+  await arbor.waitForJobEnd('completed')
+  const answer = page.getByTestId('job-answer-text')
+  await expect(answer).toContainText('FIRST ANSWER')
+  const nodes = page.locator('[data-testid="agent-node"]')
+  await expect(nodes).toHaveCount(2)
+  const rootId = await page.locator('[data-testid="agent-node"][data-depth="0"]').getAttribute('data-agent-id')
+
+  type Body = { messages: Array<{ role: string; content: string }> }
+  const rootRequests = () => model!.requests.filter((request) => ((request.body as Body).messages[1]?.content ?? '').includes(rootMarker))
+  expect(rootRequests()).toHaveLength(2)
+  const earlier = (rootRequests()[1]!.body as Body).messages
+
+  await page.getByTestId('follow-up-input').fill(followUp)
+  await arbor.screenshot('follow-up-typed')
+  await page.getByTestId('follow-up-send').click()
+  // It runs again: the same job, the same root node, the box waits.
+  await expect(page.getByTestId('follow-up-send')).toHaveText('Running…')
+  await expect(page.locator(`[data-testid="agent-node"][data-agent-id="${rootId}"]`)).toHaveAttribute('data-status', 'running')
+  await arbor.screenshot('follow-up-running')
+  await arbor.waitForJobEnd('completed')
+  await expect(answer).toContainText('SECOND ANSWER')
+  await expect(nodes).toHaveCount(2)
+  await expect(page.locator('[data-testid="job-item"]')).toHaveCount(1)
+  await arbor.screenshot('follow-up-answered')
+
+  const next = (rootRequests()[2]!.body as Body).messages
+  expect(JSON.stringify(next.slice(0, earlier.length))).toBe(JSON.stringify(earlier))
+  expect(next.at(-1)).toEqual({ role: 'user', content: followUp })
+  expect(next).toHaveLength(earlier.length + 3)
+})
