@@ -1,3 +1,5 @@
+import { writeFileSync } from 'node:fs'
+import path from 'node:path'
 import { expect, test } from '@playwright/test'
 import type { FakeServer } from '../src-main/core/providers/testing/fake-http'
 import { openaiConversations, startFakeOpenAI, type FakeOpenAIResponse } from '../src-main/core/providers/testing/fake-openai'
@@ -5,7 +7,7 @@ import { ArborPage } from './page-models/arbor-page'
 import { startArborServer, type ArborServer } from './support/arbor-server'
 
 // Talking to a running agent from its inspector: the message waits for the agent's next step
-// (after its 3-second command), reaches its next model request marked as the user's, and shows
+// (after its command of 3 seconds or more), reaches its next model request marked as the user's, and shows
 // in its trace with when it was sent and delivered.
 const rootMarker = 'E2E-STEER'
 const steer = 'Look at cart.ts before anything else.'
@@ -24,7 +26,12 @@ test('a message to a running child from its inspector arrives at its next step, 
       {
         match: 'WORKER',
         turns: [
-          { delay_ms: 200, text: 'Looking around first.', tool_calls: [{ name: 'bash', arguments: { command: 'sleep 3' } }] },
+          // The command runs until the test has seen the message wait (it writes `go`), at least 3 s.
+          {
+            delay_ms: 200,
+            text: 'Looking around first.',
+            tool_calls: [{ name: 'bash', arguments: { command: 'sleep 3; until [ -f go ]; do sleep 0.1; done' } }],
+          },
           { delay_ms: 200, tool_calls: [{ name: 'attempt_completion', arguments: { result: 'read cart.ts first' } }] },
         ],
       },
@@ -59,6 +66,7 @@ test('a message to a running child from its inspector arrives at its next step, 
   await inspector.getByTestId('steer-send').click()
   await expect(inspector.getByTestId('steer-pending')).toContainText('waiting for the agent’s next step')
   await arbor.screenshot('steer-waiting')
+  writeFileSync(path.join(server.project, 'go'), '')
 
   // Delivered after the command: the trace shows it as yours, with both times.
   const delivered = inspector.locator('[data-testid="inspector-event"][data-type="message"]', { hasText: steer })

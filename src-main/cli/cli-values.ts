@@ -8,6 +8,7 @@ export const options = {
   db: { type: 'string' },
   export: { type: 'string' },
   task: { type: 'string' },
+  continue: { type: 'string' },
   provider: { type: 'string' },
   model: { type: 'string' },
   'light-model': { type: 'string' },

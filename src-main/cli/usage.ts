@@ -10,6 +10,8 @@ export const usage = `Usage:
             [--max-spawns-per-turn N] [--max-spawns-per-minute N] [--agent-timeout SECONDS]
             [--job-token-budget N] [--job-cost-budget USD] [--allow-network] [--no-sandbox [--yes]]
             [--subagent-approvals deny|ask|approve] [--warm-pool N] [--db FILE] [--export FILE.jsonl] [--json]
+  arbor run [DIR] --continue JOB|last --task TEXT [--job-token-budget N] [--job-cost-budget USD]
+            [--warm-pool N] [--db FILE] [--export FILE.jsonl] [--json]
   arbor export --db FILE (--job ID | --last) --out FILE [--format jsonl|otlp]
   arbor export --db FILE (--job ID | --last) --otlp-endpoint URL [--header NAME=VALUE ...]
   arbor serve [DIR] [--port N] [--warm-pool N] [--db FILE]
@@ -28,6 +30,9 @@ this machine needs none either way). --allow-network lets commands reach the net
 the root's; without one, deny) or approve; --auto-approve-subagents is the same as approve.
 --no-sandbox runs commands without the OS sandbox: it prints a warning and asks on a
 terminal; without a terminal it needs --yes, else the job is refused (exit 2).
+run --continue follows up a job that ended: its root goes on from its whole conversation with
+--task TEXT, in the same job and tree, with the job's own settings (only its budgets may be
+raised). JOB is an id or a unique part of it (as for export --job); last is DIR's newest job.
 --warm-pool N keeps N agent processes started ahead, each used by one agent only (default 2;
 0 starts every agent's process when it is needed).
 

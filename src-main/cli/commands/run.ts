@@ -11,7 +11,9 @@ import { answerApprovals } from '../approvals'
 import { checkJobFlags, confirmNoSandbox, isProvider, jobInputFromFlags } from '../job-options'
 import type { CliValues } from '../cli-values'
 import { formatCost, printTree } from '../tree-printer'
-import { intOption, UsageError } from '../usage-error'
+import { intOption, JobRefused, numberOption, UsageError } from '../usage-error'
+import { openDatabase } from '../../core/store/database'
+import { JobReferenceError, resolveJobReference } from '../../core/store/job-reference'
 import { cliEngine, closeOnSignal } from './engine'
 
 export async function runDemo(dir: string, values: CliValues): Promise<number> {
@@ -22,6 +24,7 @@ export async function runDemo(dir: string, values: CliValues): Promise<number> {
 
 export async function runJob(dir: string, values: CliValues): Promise<number> {
   const projectDir = requireDir(dir)
+  if (values.continue !== undefined) return continueJob(projectDir, values)
   if (!values.task) throw new UsageError('run needs --task TEXT')
   const provider = values.provider ?? 'scripted'
   if (!isProvider(provider)) throw new UsageError(`unknown provider "${provider}" (${providerIds.join(', ')})`)
@@ -70,11 +73,93 @@ async function runPlanned(projectDir: string, values: CliValues, planned: Planne
     loadedProfiles,
     subagentApprovals,
   })
+  return reportRun(engine, jobId, { values, dbFile, started, say })
+}
+
+/** The flags of a new job that a follow-up cannot take: it goes on with the job's own settings. */
+const newJobOnlyFlags = [
+  'provider',
+  'model',
+  'light-model',
+  'base-url',
+  'no-key',
+  'max-depth',
+  'max-children',
+  'max-spawns-per-turn',
+  'max-spawns-per-minute',
+  'agent-timeout',
+  'allow-network',
+  'no-sandbox',
+  'auto-approve-subagents',
+  'subagent-approvals',
+] as const
+
+/**
+ * `run --continue JOB|last --task TEXT`: the job's root goes on from its whole history with TEXT,
+ * in the same job and tree (`followUp`); the job's budgets may be raised with the usual flags.
+ * `last` is this project's newest job.
+ */
+async function continueJob(projectDir: string, values: CliValues): Promise<number> {
+  if (!values.task) throw new UsageError('run --continue needs --task TEXT: the follow-up')
+  const given = newJobOnlyFlags.filter((flag) => values[flag] !== undefined)
+  if (given.length > 0) {
+    throw new UsageError(`--continue goes on with the job's own settings: leave out ${given.map((flag) => `--${flag}`).join(', ')}`)
+  }
+  const budgets = {
+    ...(values['job-token-budget'] !== undefined ? { job_token_budget: intOption(values['job-token-budget'], 'job-token-budget', 1) } : {}),
+    ...(values['job-cost-budget'] !== undefined ? { job_cost_budget: numberOption(values['job-cost-budget'], 'job-cost-budget') } : {}),
+  }
+  const { engine, dbFile } = cliEngine(values.db, projectDir, intOption(values['warm-pool'], 'warm-pool'))
+  closeOnSignal(engine)
+  const json = values.json ?? false
+  const say = json ? (line: string) => console.error(line) : (line: string) => console.log(line)
+  const started = Date.now()
+  let jobId: string
+  try {
+    jobId = await continuedJobId(engine, dbFile, values.continue!)
+    engine.subscribe(printTree(say))
+    engine.subscribe(answerApprovals(engine.supervisor, Boolean(process.stdin.isTTY && process.stdout.isTTY)))
+    await engine.handlers.followUp({ job_id: jobId, text: values.task, ...budgets })
+  } catch (error) {
+    await engine.close()
+    if (error instanceof UsageError) throw error
+    throw new JobRefused(`the job cannot be continued: ${error instanceof Error ? error.message : String(error)}`)
+  }
+  say(`continuing job ${jobId}`)
+  return reportRun(engine, jobId, { values, dbFile, started, say })
+}
+
+async function continuedJobId(engine: Engine, dbFile: string, reference: string): Promise<string> {
+  if (reference === 'last') {
+    const newest = (await engine.handlers.listJobs({})).jobs.find((job) => !job.imported)
+    if (!newest) throw new UsageError('--continue last: this project has no job to continue')
+    return newest.id
+  }
+  const db = openDatabase(dbFile)
+  try {
+    return resolveJobReference(db, reference)
+  } catch (error) {
+    if (JobReferenceError.isInstance(error)) throw new UsageError(`--continue: ${error.message}`)
+    throw error
+  } finally {
+    db.close()
+  }
+}
+
+/** Waits for the job to end, prints its answer and totals (or `--json`'s object), exports it with --export. */
+async function reportRun(
+  engine: Engine,
+  jobId: string,
+  { values, dbFile, started, say }: { values: CliValues; dbFile: string; started: number; say: (line: string) => void },
+): Promise<number> {
+  const json = values.json ?? false
   await engine.waitForJob(jobId)
   const { job, agents } = await engine.handlers.getTree({ job_id: jobId })
   const root = agents.find((agent) => agent.parent_id === null)
   const result = root ? await rootResult(engine, root.id) : null
-  const durationMs = job.ended_at ? Date.parse(job.ended_at) - Date.parse(job.created_at) : Date.now() - started
+  // A follow-up's run is timed from when it was sent, not from the job's start.
+  const durationMs =
+    job.ended_at && values.continue === undefined ? Date.parse(job.ended_at) - Date.parse(job.created_at) : Date.now() - started
   if (json) {
     process.stdout.write(`${JSON.stringify(outcome(job, agents, result, durationMs, dbFile))}\n`)
   } else {
@@ -110,15 +195,15 @@ async function checkedJob(
 const priceTable = (rows: readonly PriceRow[]): PriceTable =>
   Object.fromEntries(rows.map(({ model, input, output, cache_read, cache_write }) => [model, { input, output, cache_read, cache_write }]))
 
-/** The root agent's final answer: its `agent.end` event's `result` (null when it gave none). */
+/** The root agent's final answer: its last `agent.end` event's `result` (a follow-up ends it again); null when it gave none. */
 async function rootResult(engine: Engine, rootId: string): Promise<unknown> {
   let afterSeq = 0
+  let result: unknown = null
   for (;;) {
     const { events } = await engine.handlers.getEvents({ agent_id: rootId, after_seq: afterSeq, limit: 5000 })
-    const end = events.find((event) => event.type === 'agent.end')
-    if (end) return end.data.result ?? null
+    for (const event of events) if (event.type === 'agent.end') result = event.data.result ?? null
     const last = events.at(-1)
-    if (!last) return null
+    if (!last) return result
     afterSeq = last.seq
   }
 }
