@@ -45,6 +45,7 @@ const api = {
   setSubagentApprovals: (input) => call('setSubagentApprovals', input),
   revokeApprovedCommand: (input) => call('revokeApprovedCommand', input),
   steerAgent: (input) => call('steerAgent', input),
+  editSpawn: (input) => call('editSpawn', input),
   decideApproval: (input) => call('decideApproval', input),
   exportJob: (input) => call('exportJob', input),
   importTrace: (input) => call('importTrace', input),

@@ -115,6 +115,7 @@ function validRequests(ids: { project: string; jobId: string; agentId: string })
     setSubagentApprovals: [{ job_id: jobId, mode: 'ask' }],
     revokeApprovedCommand: [{ job_id: jobId, command: 'rm notes.txt' }],
     steerAgent: [{ agent_id: agentId, text: 'look at cart.ts first' }],
+    editSpawn: [{ agent_id: agentId, prompt: 'survey src/ only' }],
     decideApproval: [{ approval_id: 'approval-1', decision: 'approved' }],
     exportJob: [
       { job_id: jobId, path: 'trace.jsonl', format: 'jsonl' },

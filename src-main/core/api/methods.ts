@@ -25,6 +25,7 @@ export const apiMethods = [
   'decideApproval',
   'revokeApprovedCommand',
   'steerAgent',
+  'editSpawn',
   'exportJob',
   'importTrace',
   'getSettings',
