@@ -56,7 +56,8 @@ const spawn = (description: string, prompt: string) => ({
 
 type Body = { messages?: Array<{ role: string; content: string }> }
 /** A request's first user message: an agent's task (the child's is its description, then its prompt). */
-const firstUser = (request: RecordedRequest): string => (request.body as Body).messages?.find((message) => message.role === 'user')?.content ?? ''
+const firstUser = (request: RecordedRequest): string =>
+  (request.body as Body).messages?.find((message) => message.role === 'user')?.content ?? ''
 
 async function jobEvents(engine: Engine, jobId: string): Promise<TraceEvent[]> {
   const tree = await engine.handlers.getTree({ job_id: jobId })
@@ -137,7 +138,9 @@ describe("editing a held spawn's prompt", () => {
     const childStart = events.find((event) => event.type === 'agent.start' && event.agent_id === child)
     expect(childStart?.data.task).toBe(`CHILD-E\n\n${recorded}`)
     // What the parent's events say of the child after the edit is the edited prompt.
-    const parentSays = events.filter((event) => (event.type === 'subagent.start' || event.type === 'subagent.end') && event.agent_id === root_agent_id)
+    const parentSays = events.filter(
+      (event) => (event.type === 'subagent.start' || event.type === 'subagent.end') && event.agent_id === root_agent_id,
+    )
     expect(parentSays.map((event) => [event.type, event.data.task])).toEqual([
       ['subagent.start', recorded],
       ['subagent.end', recorded],

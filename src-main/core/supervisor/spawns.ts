@@ -111,7 +111,13 @@ export class Spawns {
     const edited = child.job.redactor.redact(prompt)
     child.request = { ...request, prompt: edited }
     child.task = childTaskText(child.request)
-    this.options.trace.agent(child, 'control', { action: 'edit_spawn', target: child.id, value: edited, previous: request.prompt, by: 'user' })
+    this.options.trace.agent(child, 'control', {
+      action: 'edit_spawn',
+      target: child.id,
+      value: edited,
+      previous: request.prompt,
+      by: 'user',
+    })
     return edited
   }
 

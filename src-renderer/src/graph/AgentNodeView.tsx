@@ -105,7 +105,7 @@ function AgentCard({ id }: { id: string }) {
   const budget = agent.total_token_budget
   const budgetShare = budget ? Math.min(1, tokens / budget) : 0
   const classes = ['agent-node', `status-${agent.status}`, look.ghost && 'ghost', view.selected && 'selected', stalled && 'stalled']
-  const { askKill, cancelSpawn, toggleCollapsed, openNodeMenu } = useArbor.getState()
+  const { askKill, toggleCollapsed, openNodeMenu } = useArbor.getState()
 
   return (
     <div
@@ -128,14 +128,10 @@ function AgentCard({ id }: { id: string }) {
             STALLED
           </span>
         )}
+        {/* A held spawn's Cancel and Edit prompt… are in its menu (⋯): the ghost's label keeps the room. */}
         {!view.readOnly && (agent.status === 'running' || agent.status === 'waiting_approval') ? (
           <button className="node-button danger nodrag" data-testid="node-kill" onClick={stopAnd(() => askKill(agent.id))}>
             Kill
-          </button>
-        ) : null}
-        {!view.readOnly && agent.status === 'held' ? (
-          <button className="node-button nodrag" data-testid="node-cancel" onClick={stopAnd(() => cancelSpawn(agent.id))}>
-            Cancel
           </button>
         ) : null}
         <button

@@ -58,7 +58,12 @@ export function NodeMenu() {
   if (!anchor || !status) return null
   // Keyed by agent and place: a menu opened anew starts at its first entry.
   return (
-    <OpenMenu key={`${anchor.agentId}@${anchor.x},${anchor.y}`} anchor={anchor} label={label} entries={nodeMenuEntries({ status, readOnly })} />
+    <OpenMenu
+      key={`${anchor.agentId}@${anchor.x},${anchor.y}`}
+      anchor={anchor}
+      label={label}
+      entries={nodeMenuEntries({ status, readOnly })}
+    />
   )
 }
 

@@ -51,7 +51,13 @@ describe('describeEvent', () => {
 
 describe("a held spawn's edited prompt", () => {
   it('reads as an edit by the user, not as a raw control value', () => {
-    const edit = eventFactory()('control', 'child', { action: 'edit_spawn', target: 'child', value: 'only src/', previous: 'all', by: 'user' })
-    expect(describeEvent(edit)).toEqual({ title: 'prompt edited', summary: 'by user · before it started', tone: 'warn' })
+    const edit = eventFactory()('control', 'child', {
+      action: 'edit_spawn',
+      target: 'child',
+      value: 'only src/',
+      previous: 'all',
+      by: 'user',
+    })
+    expect(describeEvent(edit)).toEqual({ title: 'prompt edited', summary: 'by user', tone: 'warn' })
   })
 })
