@@ -46,6 +46,7 @@ const api = {
   revokeApprovedCommand: (input) => call('revokeApprovedCommand', input),
   steerAgent: (input) => call('steerAgent', input),
   followUp: (input) => call('followUp', input),
+  editSpawn: (input) => call('editSpawn', input),
   decideApproval: (input) => call('decideApproval', input),
   exportJob: (input) => call('exportJob', input),
   importTrace: (input) => call('importTrace', input),

@@ -5,7 +5,7 @@ import type { Timeline } from '../trace/timeline'
 import type { AgentNode, Job } from '../trace/model'
 import { keyedProviderIds, newJobSchema, type KeyedProviderId, type NewJob } from './job-form'
 import { isTracesEndpoint } from './otlp-endpoint'
-import { maxApprovalMessage, maxSteerMessage } from './job-limits'
+import { maxApprovalMessage, maxSpawnPrompt, maxSteerMessage } from './job-limits'
 import { subagentApprovalsSchema, type SubagentApprovals } from '../trace/statuses'
 
 /**
@@ -117,6 +117,13 @@ export const apiContract = {
       job_token_budget: newJobSchema.shape.job_token_budget.optional(),
       job_cost_budget: newJobSchema.shape.job_cost_budget.optional(),
     })
+    .strict(),
+  /**
+   * A new prompt for a held or queued spawn, in place of the one its parent wrote: the child starts
+   * with it. A spawn that has started, or ended, refuses it (conflict).
+   */
+  editSpawn: z
+    .object({ agent_id: id, prompt: z.string().trim().min(1, 'the prompt is empty').max(maxSpawnPrompt, 'at most 32 KiB') })
     .strict(),
   /** Forgets a command approved for the whole job: the next one asks again. */
   revokeApprovedCommand: z.object({ job_id: id, command: z.string().min(1).max(100_000) }).strict(),
@@ -354,6 +361,8 @@ export interface ApiOutputs {
   revokeApprovedCommand: { revoked: boolean }
   steerAgent: { steer_id: string; sent_at: string; delivered_at: string }
   followUp: { job_id: string; agent_id: string }
+  /** `prompt`: the prompt the child will start with, as recorded (redacted). */
+  editSpawn: { agent_id: string; prompt: string }
   /** `path` is null when the user dismissed a save dialog. */
   exportJob: { path: string | null; lines: number }
   /** `existing`: the trace's job was already in the database, nothing was written. */

@@ -119,6 +119,7 @@ function validRequests(ids: { project: string; jobId: string; agentId: string })
       { job_id: jobId, text: 'now add a test for it' },
       { job_id: jobId, agent_id: agentId, text: 'and the edge case', job_token_budget: 50_000 },
     ],
+    editSpawn: [{ agent_id: agentId, prompt: 'survey src/ only' }],
     decideApproval: [{ approval_id: 'approval-1', decision: 'approved' }],
     exportJob: [
       { job_id: jobId, path: 'trace.jsonl', format: 'jsonl' },

@@ -15,5 +15,8 @@ export const newJobLimits = {
 /** The longest message a user may send to a running agent (characters; 32 KiB of ASCII). */
 export const maxSteerMessage = 32 * 1024
 
+/** The longest prompt a user may give a held or queued spawn in place of its own (characters; 32 KiB of ASCII). */
+export const maxSpawnPrompt = 32 * 1024
+
 /** The longest message a user may send to an agent with a denial (characters). */
 export const maxApprovalMessage = 4000

@@ -26,6 +26,7 @@ export const apiMethods = [
   'revokeApprovedCommand',
   'steerAgent',
   'followUp',
+  'editSpawn',
   'exportJob',
   'importTrace',
   'getSettings',

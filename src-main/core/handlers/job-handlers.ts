@@ -12,6 +12,7 @@ import { otlpFormat } from '../otlp/otlp-json'
 import { getAgent, getAgents, getEvents, lastSeq, listJobs, rootAnswer } from '../store/queries'
 import { defaultSettings, type Job } from '../trace/model'
 import { FollowUpRefused, SteerRefused } from '../supervisor/supervisor'
+import { SpawnEditRefused } from '../supervisor/spawns'
 import { providerSources, requireJob, requireLiveJob, requireProject, type EngineContext } from './context'
 
 type JobHandlers = Pick<
@@ -29,6 +30,7 @@ type JobHandlers = Pick<
   | 'revokeApprovedCommand'
   | 'steerAgent'
   | 'followUp'
+  | 'editSpawn'
   | 'exportJob'
   | 'importTrace'
 >
@@ -133,6 +135,18 @@ export function jobHandlers(context: EngineContext): JobHandlers {
       } catch (error) {
         if (!(error instanceof FollowUpRefused)) throw error
         throw error.code === 'not_found' ? notFound(error.message.replace(/^no /, '')) : conflict(error.message)
+      }
+    },
+    editSpawn: async ({ agent_id, prompt }) => {
+      const agent = getAgent(db, agent_id)
+      if (!agent) throw notFound(`agent ${agent_id}`)
+      requireControllableJob(context, agent.job_id)
+      try {
+        return { agent_id, prompt: supervisor.editSpawn(agent_id, prompt) }
+      } catch (error) {
+        if (!(error instanceof SpawnEditRefused)) throw error
+        // Stored but not in this process's tree: it ended, or its job was interrupted.
+        throw conflict(error.code === 'not_found' ? `agent ${agent.label} is ${agent.status}: it will not start from here` : error.message)
       }
     },
     revokeApprovedCommand: async ({ job_id, command }) => {

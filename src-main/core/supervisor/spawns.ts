@@ -96,6 +96,31 @@ export class Spawns {
     }
   }
 
+  /**
+   * The user's prompt for a held or queued child, in place of the one its parent wrote. Recorded
+   * on the child (a `control` edit_spawn with the old and the new prompt, redacted as the user's
+   * words are); the child starts with it, and the parent's later `subagent.*` events carry it.
+   * Returns the prompt as recorded; refuses a child that has started or ended.
+   */
+  edit(child: AgentRuntime, prompt: string): string {
+    const request = child.request
+    if (!request || child.ended || (child.status !== 'held' && child.status !== 'queued')) {
+      throw new SpawnEditRefused('conflict', `agent ${child.label} is ${child.status}: only a held or queued spawn's prompt can be edited`)
+    }
+    if (!child.job.active) throw new SpawnEditRefused('conflict', `the job of ${child.label} is ending: its spawns will not start`)
+    const edited = child.job.redactor.redact(prompt)
+    child.request = { ...request, prompt: edited }
+    child.task = childTaskText(child.request)
+    this.options.trace.agent(child, 'control', {
+      action: 'edit_spawn',
+      target: child.id,
+      value: edited,
+      previous: request.prompt,
+      by: 'user',
+    })
+    return edited
+  }
+
   /** Starts queued children of `parent` while slots are free. */
   pump(parent: AgentRuntime): void {
     const job = parent.job
@@ -124,5 +149,16 @@ export class Spawns {
     child.status = 'running'
     this.options.launch(child, renderFirstMessage(childTaskText(request), request.context, child.job.project, this.options.now()))
     this.options.trace.agent(parent, 'subagent.start', childEventData(child))
+  }
+}
+
+/** A spawn's prompt could not be edited: unknown agent (`not_found`), or one that is not held or queued (`conflict`). */
+export class SpawnEditRefused extends Error {
+  constructor(
+    readonly code: 'not_found' | 'conflict',
+    message: string,
+  ) {
+    super(message)
+    this.name = 'SpawnEditRefused'
   }
 }

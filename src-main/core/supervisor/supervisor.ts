@@ -36,10 +36,10 @@ import {
   type JobRuntime,
   type TraceSink,
 } from './runtime'
-import { Spawns } from './spawns'
 import { rebuildHistory, type ResumeHistory } from '../protocol/resume-history'
 import { rehydrateJob, type ResumeSource } from './rehydrate'
 import { jobSpend } from './budget'
+import { SpawnEditRefused, Spawns } from './spawns'
 import { TraceEmitter } from './trace-emitter'
 
 export interface SupervisorOptions {
@@ -372,6 +372,16 @@ export class Supervisor {
       { ok: false, error: 'spawn cancelled by the user' },
     )
     return true
+  }
+
+  /**
+   * Gives a held or queued spawn the user's prompt in place of its parent's (Spawns.edit): it
+   * starts with it. Returns the prompt as recorded; throws SpawnEditRefused.
+   */
+  editSpawn(agentId: string, prompt: string): string {
+    const agent = this.agents.get(agentId)
+    if (!agent) throw new SpawnEditRefused('not_found', `no agent ${agentId}`)
+    return this.spawns.edit(agent, prompt)
   }
 
   /**

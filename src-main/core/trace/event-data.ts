@@ -199,12 +199,13 @@ export const eventDataSchemas = {
     message: z.string().optional().meta({ description: 'what the user said to the agent with a denial' }),
   }),
   control: z.looseObject({
-    action: z.enum(['pause', 'resume', 'kill', 'cancel_spawn', 'auto_approve']),
+    action: z.enum(['pause', 'resume', 'kill', 'cancel_spawn', 'auto_approve', 'edit_spawn']),
     target: z.string().meta({ description: 'an agent id, a job id, or `all`' }),
     value: z.unknown().meta({
       description:
-        'the new value: true/false for pause; for auto_approve the subagent approval mode: true (approve), false (deny) or "ask"',
+        'the new value: true/false for pause; for auto_approve the subagent approval mode: true (approve), false (deny) or "ask"; for edit_spawn the prompt the held or queued child will start with',
     }),
+    previous: z.string().optional().meta({ description: 'edit_spawn: the prompt the child had before the edit' }),
     by: z.string(),
   }),
   'context.compact': z

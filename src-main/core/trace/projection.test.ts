@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { eventTypes, type TraceEvent } from './events'
 import type { AgentNode, JobProgress } from './model'
-import { agentProgressKeys, changesJob, createsAgent, reduceJob, updateAgent } from './projection'
+import { agentProgressKeys, changesJob, createsAgent, reduceAgents, reduceJob, updateAgent } from './projection'
 import { emptyUsage } from './usage'
 
 const job: JobProgress = {
@@ -120,5 +120,43 @@ describe('updateAgent', () => {
     } as unknown as AgentNode
     updateAgent(node, eventOf('agent.resume', { by: 'user', text: 'more', history_messages: 4, previous_status: 'completed' }))
     expect(node).toMatchObject({ status: 'running', terminal_reason: null, ended_at: null, steps: 3, usage })
+  })
+})
+
+describe("a held spawn's edited prompt", () => {
+  const ghost: AgentNode = {
+    id: 'agent_1',
+    job_id: job.id,
+    parent_id: 'agent_0',
+    depth: 1,
+    label: 'survey',
+    profile: 'explore',
+    model: null,
+    task: 'the parent’s prompt',
+    status: 'held',
+    terminal_reason: null,
+    current_tool: null,
+    steps: 0,
+    max_steps: null,
+    total_token_budget: null,
+    usage: emptyUsage(),
+    cost_usd: null,
+    created_at: '2026-12-01T09:00:00.000Z',
+    started_at: null,
+    ended_at: null,
+    last_event_at: '2026-12-01T09:00:00.000Z',
+  }
+  const edit = eventOf('control', { action: 'edit_spawn', target: 'agent_1', value: 'the user’s prompt', previous: ghost.task, by: 'user' })
+
+  it("becomes the node's task, through the path that writes the whole row", () => {
+    expect(createsAgent(edit)).toBe(true)
+    expect(reduceAgents(edit, () => ghost)).toEqual([{ ...ghost, task: 'the user’s prompt', last_event_at: edit.ts }])
+  })
+
+  it('leaves the node as it was for any other control, and for an edit of no agent known', () => {
+    const kill = eventOf('control', { action: 'kill', target: 'agent_1', value: true, by: 'user' })
+    expect(createsAgent(kill)).toBe(false)
+    expect(reduceAgents(kill, () => ghost)[0]?.task).toBe(ghost.task)
+    expect(reduceAgents(edit, () => undefined)).toEqual([])
   })
 })

@@ -50,6 +50,12 @@ export function reduceAgents(event: TraceEvent, get: (id: string) => AgentNode |
         },
       ]
     }
+    case 'control': {
+      // The user's new prompt for a held or queued spawn: the ghost shows it until agent.start.
+      const node = event.agent_id ? get(event.agent_id) : undefined
+      if (!node || !isSpawnEdit(event)) break
+      return [{ ...node, task: event.data.value as string, last_event_at: event.ts }]
+    }
     default:
       break
   }
@@ -62,9 +68,16 @@ export function reduceAgents(event: TraceEvent, get: (id: string) => AgentNode |
   return [touched]
 }
 
-/** True for the events reduceAgents may create or restart a node for; any other event only updates its own agent. */
+/**
+ * True for the events reduceAgents may create or restart a node for, or change more of it than
+ * its progress (a spawn's edited prompt); any other event only updates its own agent's progress.
+ */
 export const createsAgent = (event: TraceEvent): boolean =>
-  event.type === 'agent.start' || event.type === 'subagent.held' || event.type === 'subagent.queued'
+  event.type === 'agent.start' || event.type === 'subagent.held' || event.type === 'subagent.queued' || isSpawnEdit(event)
+
+/** A `control` that gives a held or queued spawn a new prompt (its `value`). */
+const isSpawnEdit = (event: TraceEvent): boolean =>
+  event.type === 'control' && event.data.action === 'edit_spawn' && typeof event.data.value === 'string'
 
 /** The fields updateAgent may change (a test holds it to that): of an agent it alone changed, the store writes only these. */
 export const agentProgressKeys = [

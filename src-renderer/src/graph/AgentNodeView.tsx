@@ -47,9 +47,9 @@ function selectNodeBox(state: ArborState, id: string) {
 const isStalled = (agent: Agent | undefined, activeChildren: number, now: number): boolean =>
   agent !== undefined && agent.status === 'running' && activeChildren === 0 && now - Date.parse(agent.last_event_at) > stallAfterMs
 
-const stopAnd = (action: () => void) => (event: MouseEvent) => {
+const stopAnd = (action: (event: MouseEvent<HTMLButtonElement>) => void) => (event: MouseEvent<HTMLButtonElement>) => {
   event.stopPropagation()
-  action()
+  action(event)
 }
 
 /**
@@ -105,7 +105,7 @@ function AgentCard({ id }: { id: string }) {
   const budget = agent.total_token_budget
   const budgetShare = budget ? Math.min(1, tokens / budget) : 0
   const classes = ['agent-node', `status-${agent.status}`, look.ghost && 'ghost', view.selected && 'selected', stalled && 'stalled']
-  const { askKill, cancelSpawn, toggleCollapsed } = useArbor.getState()
+  const { askKill, toggleCollapsed, openNodeMenu } = useArbor.getState()
 
   return (
     <div
@@ -128,16 +128,25 @@ function AgentCard({ id }: { id: string }) {
             STALLED
           </span>
         )}
+        {/* A held spawn's Cancel and Edit prompt… are in its menu (⋯): the ghost's label keeps the room. */}
         {!view.readOnly && (agent.status === 'running' || agent.status === 'waiting_approval') ? (
           <button className="node-button danger nodrag" data-testid="node-kill" onClick={stopAnd(() => askKill(agent.id))}>
             Kill
           </button>
         ) : null}
-        {!view.readOnly && agent.status === 'held' ? (
-          <button className="node-button nodrag" data-testid="node-cancel" onClick={stopAnd(() => cancelSpawn(agent.id))}>
-            Cancel
-          </button>
-        ) : null}
+        <button
+          className="node-button node-menu-button nodrag"
+          data-testid="node-menu-button"
+          aria-label={`Actions for ${agent.label}`}
+          aria-haspopup="menu"
+          title="Actions (or right-click the node, or press .)"
+          onClick={stopAnd((event) => {
+            const box = event.currentTarget.getBoundingClientRect()
+            openNodeMenu({ agentId: agent.id, x: box.left, y: box.bottom + 4 })
+          })}
+        >
+          ⋯
+        </button>
       </div>
       <div className="agent-node__meta">
         <span className="profile">{agent.profile}</span>

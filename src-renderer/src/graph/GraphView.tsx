@@ -24,6 +24,8 @@ import { FanOutNode } from './FanOutNode'
 import { FanOutPanel } from './FanOutPanel'
 import { fitKey, FitOnGrowth } from './FitOnGrowth'
 import { FitOnRequest } from './FitOnRequest'
+import { NodeMenu } from './NodeMenu'
+import { PromptEditDialog } from './PromptEditDialog'
 import {
   boundsOf,
   buildEdges,
@@ -118,6 +120,13 @@ function Flow() {
 
   const onNodesChange = useCallback((changes: NodeChange<GraphFlowNode>[]) => setNodes((current) => applyNodeChanges(changes, current)), [])
   const onNodeClick = useCallback((_: ReactMouseEvent, node: GraphFlowNode) => open(node.id), [])
+  const onNodeContextMenu = useCallback((event: ReactMouseEvent, node: GraphFlowNode) => {
+    if (node.type !== 'agent') return
+    event.preventDefault()
+    // From the keyboard (the context-menu key, Shift+F10) there is no pointer: open under the node.
+    const box = event.clientX === 0 && event.clientY === 0 ? (event.target as Element).getBoundingClientRect() : null
+    useArbor.getState().openNodeMenu({ agentId: node.id, x: box ? box.left : event.clientX, y: box ? box.bottom + 4 : event.clientY })
+  }, [])
   const { screenToFlowPosition } = useReactFlow()
   const latestLayout = useRef<TreeLayout | null>(null)
   useLayoutEffect(() => {
@@ -149,6 +158,7 @@ function Flow() {
       edgeTypes={edgeTypes}
       onNodesChange={onNodesChange}
       onNodeClick={onNodeClick}
+      onNodeContextMenu={onNodeContextMenu}
       onPaneClick={onPaneClick}
       onNodeDrag={onNodeDrag}
       onNodeDragStop={onNodeDragStop}
@@ -190,6 +200,8 @@ export function GraphView() {
           <Flow />
         </ReactFlowProvider>
       )}
+      <NodeMenu />
+      <PromptEditDialog />
     </div>
   )
 }

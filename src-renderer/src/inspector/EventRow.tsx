@@ -62,6 +62,15 @@ function eventBody(event: TraceEvent): ReactNode {
       return <EnvelopeCard envelope={event.data.envelope} />
     case 'approval.request':
       return <LongText text={event.data.command} limit={300} />
+    case 'control':
+      // A held spawn's new prompt, and the one it replaced.
+      if (event.data.action !== 'edit_spawn') return null
+      return (
+        <>
+          <LongText text={asText(event.data.value)} limit={300} />
+          {event.data.previous && <LongText text={`was: ${event.data.previous}`} limit={200} className="muted" />}
+        </>
+      )
     case 'error':
     case 'context.compact':
     case 'budget.warning':

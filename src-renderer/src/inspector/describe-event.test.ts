@@ -48,3 +48,16 @@ describe('describeEvent', () => {
     expect(describeEvent(event('budget.warning', null, { share: 0.83 })).summary).toBe('83% of the job budget used')
   })
 })
+
+describe("a held spawn's edited prompt", () => {
+  it('reads as an edit by the user, not as a raw control value', () => {
+    const edit = eventFactory()('control', 'child', {
+      action: 'edit_spawn',
+      target: 'child',
+      value: 'only src/',
+      previous: 'all',
+      by: 'user',
+    })
+    expect(describeEvent(edit)).toEqual({ title: 'prompt edited', summary: 'by user', tone: 'warn' })
+  })
+})

@@ -115,6 +115,8 @@ export function describeEvent(event: TraceEvent): EventDescription {
     }
     case 'control': {
       const { action, value, by } = event.data
+      // The prompt itself is the row's body (EventRow), not its one-line summary.
+      if (action === 'edit_spawn') return { title: 'prompt edited', summary: `by ${by}`, tone: 'warn' }
       return { title: 'control', summary: join(action, value === undefined ? '' : String(value), `by ${by}`), tone: 'warn' }
     }
     case 'context.compact': {

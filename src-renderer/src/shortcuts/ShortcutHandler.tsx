@@ -9,8 +9,9 @@ export function ShortcutHandler() {
     const onKeyDown = (event: KeyboardEvent) => {
       if (event.defaultPrevented || event.isComposing) return
       const state = useArbor.getState()
-      // A dialog or the kill confirmation has the keyboard.
+      // A dialog, the kill confirmation or a node's menu has the keyboard.
       if (state.newJobOpen || state.settingsOpen || state.confirmKillId !== null) return
+      if (state.nodeMenu !== null || state.promptEdit !== null) return
       if (event.key === 'Escape' && state.shortcutsOpen) {
         state.toggleShortcuts(false)
         return

@@ -17,6 +17,7 @@ describe('shortcutFor', () => {
     expect(shortcutFor(press('p'))).toBe('togglePause')
     expect(shortcutFor(press('k'))).toBe('killBranch')
     expect(shortcutFor(press('m'))).toBe('messageAgent')
+    expect(shortcutFor(press('.'))).toBe('nodeMenu')
     expect(shortcutFor(press('a'))).toBe('toggleAutoApprove')
     expect(shortcutFor(press('f'))).toBe('fitView')
     expect(shortcutFor(press('e'))).toBe('exportJsonl')
@@ -51,7 +52,7 @@ describe('shortcutFor', () => {
   it('lists every action once in the help', () => {
     const actions = shortcuts.map((shortcut) => shortcut.action)
     expect(new Set(actions).size).toBe(actions.length)
-    expect(actions).toHaveLength(9)
+    expect(actions).toHaveLength(10)
     expect(isTypingTarget(null)).toBe(false)
     expect(isTypingTarget({ tagName: 'select' })).toBe(true)
   })

@@ -1,7 +1,16 @@
 /** Every keyboard shortcut of the project view, in one place: the handler and the help overlay read this. */
 
 export type ShortcutAction =
-  'newJob' | 'togglePause' | 'killBranch' | 'messageAgent' | 'toggleAutoApprove' | 'fitView' | 'exportJsonl' | 'settings' | 'help'
+  | 'newJob'
+  | 'togglePause'
+  | 'killBranch'
+  | 'messageAgent'
+  | 'nodeMenu'
+  | 'toggleAutoApprove'
+  | 'fitView'
+  | 'exportJsonl'
+  | 'settings'
+  | 'help'
 
 export interface Shortcut {
   action: ShortcutAction
@@ -19,6 +28,11 @@ export const shortcuts: readonly Shortcut[] = [
     description: 'Kill the selected agent and its branch (asks first for the root or more than five agents)',
   },
   { action: 'messageAgent', keys: ['M'], description: 'Message the selected running agent (it reads it before its next step)' },
+  {
+    action: 'nodeMenu',
+    keys: ['.'],
+    description: "The selected agent's menu: inspect, steer, kill, edit or cancel a held spawn (or right-click a node, or its ⋯)",
+  },
   { action: 'toggleAutoApprove', keys: ['A'], description: "Subagents' risky commands: deny → ask → approve" },
   { action: 'fitView', keys: ['F'], description: 'Fit the tree in view' },
   { action: 'exportJsonl', keys: ['E'], description: 'Export the job as JSONL' },
@@ -32,6 +46,7 @@ const plainKeys: Record<string, ShortcutAction> = {
   p: 'togglePause',
   k: 'killBranch',
   m: 'messageAgent',
+  '.': 'nodeMenu',
   a: 'toggleAutoApprove',
   f: 'fitView',
   e: 'exportJsonl',

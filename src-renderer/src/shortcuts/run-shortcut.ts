@@ -57,6 +57,11 @@ export function runShortcut(action: ShortcutAction): void {
       requestAnimationFrame(() => focusSteerBox(agent.id))
       return
     }
+    case 'nodeMenu': {
+      const agent = state.selectedAgentId ? state.tree.agents[state.selectedAgentId] : undefined
+      if (!agent) return info('Select an agent first (click its node), then press . for its menu.')
+      return state.openNodeMenu({ agentId: agent.id, ...menuPointFor(agent.id) })
+    }
     case 'killBranch': {
       if (!liveJob()) return
       const agent = state.selectedAgentId ? state.tree.agents[state.selectedAgentId] : undefined
@@ -67,9 +72,17 @@ export function runShortcut(action: ShortcutAction): void {
   }
 }
 
-function focusSteerBox(agentId: string): void {
+/** Focuses the message box of an agent's open inspector (the `m` shortcut, the node menu's Steer…). */
+export function focusSteerBox(agentId: string): void {
   const box = document.querySelector<HTMLTextAreaElement>(
     `[data-testid="inspector"][data-agent-id="${CSS.escape(agentId)}"] [data-testid="steer-input"]`,
   )
   box?.focus()
+}
+
+/** Where the menu of a node opened from the keyboard goes: under the node as drawn, else mid-window. */
+function menuPointFor(agentId: string): { x: number; y: number } {
+  const node = document.querySelector(`[data-testid="agent-node"][data-agent-id="${CSS.escape(agentId)}"]`)
+  const box = node?.getBoundingClientRect()
+  return box ? { x: box.left, y: box.bottom + 4 } : { x: window.innerWidth / 2, y: window.innerHeight / 3 }
 }

@@ -1,7 +1,7 @@
 import { killNeedsConfirm } from './kill-rule'
 import type { CommandsSlice, SliceCreator } from './types'
 
-/** Requests from keyboard shortcuts to the views: help overlay, fit view, kill confirmation. */
+/** Requests from keyboard shortcuts to the views: help overlay, fit view, kill confirmation, a node's menu and prompt dialog. */
 export const createCommandsSlice: SliceCreator<CommandsSlice> = (set, get) => ({
   shortcutsOpen: false,
   fitViewRequest: 0,
@@ -17,4 +17,9 @@ export const createCommandsSlice: SliceCreator<CommandsSlice> = (set, get) => ({
     }
     set({ confirmKillId: agentId })
   },
+  nodeMenu: null,
+  openNodeMenu: (nodeMenu) => set({ nodeMenu }),
+  promptEdit: null,
+  // The dialog replaces the menu it was opened from.
+  openPromptEdit: (promptEdit) => set(promptEdit ? { promptEdit, nodeMenu: null } : { promptEdit }),
 })

@@ -58,6 +58,8 @@ export interface ControlsSlice {
   revokeApprovedCommand(jobId: string, command: string): Promise<void>
   killAgent(agentId: string): Promise<void>
   cancelSpawn(agentId: string): Promise<void>
+  /** Gives a held or queued spawn a new prompt; rejects with the API's error, for its dialog to show. */
+  editSpawn(agentId: string, prompt: string): Promise<void>
   /** `scope: 'job'` approves the same command for the rest of the job; `message` goes to the agent with a denial. */
   decideApproval(
     approval: PendingApproval,
@@ -131,6 +133,19 @@ export interface CommandsSlice {
   toggleShortcuts(open?: boolean): void
   requestFitView(): void
   askKill(agentId: string | null): void
+  /** The node menu: open on one agent, at a point of the window (right-click, the node's ⋯, or `.`). */
+  nodeMenu: NodeAnchor | null
+  openNodeMenu(anchor: NodeAnchor | null): void
+  /** The held or queued spawn whose prompt the user edits, and where its dialog opens. */
+  promptEdit: NodeAnchor | null
+  openPromptEdit(anchor: NodeAnchor | null): void
+}
+
+/** An agent, and the point of the window a popup about it opens at. */
+export interface NodeAnchor {
+  agentId: string
+  x: number
+  y: number
 }
 
 /** The new-job dialog and the settings page (store/forms-slice.ts). */

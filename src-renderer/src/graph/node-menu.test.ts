@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest'
+import { agentStatusSchema, type AgentStatus } from '@core/trace/statuses'
+import { nextEntryIndex, nodeMenuEntries } from './node-menu'
+
+const actionsFor = (status: AgentStatus, readOnly = false) => nodeMenuEntries({ status, readOnly }).map((entry) => entry.action)
+
+describe('nodeMenuEntries', () => {
+  it('offers steer and kill for a running agent, and for one waiting for an approval', () => {
+    expect(actionsFor('running')).toEqual(['inspect', 'steer', 'kill'])
+    expect(actionsFor('waiting_approval')).toEqual(['inspect', 'steer', 'kill'])
+  })
+
+  it('offers to edit the prompt of, or cancel, a spawn that has not started', () => {
+    expect(actionsFor('held')).toEqual(['inspect', 'editPrompt', 'cancelSpawn'])
+    expect(actionsFor('queued')).toEqual(['inspect', 'editPrompt', 'cancelSpawn'])
+  })
+
+  it('offers only Inspect for an agent that has ended, and for any node of a read-only job', () => {
+    for (const status of ['completed', 'partial', 'failed', 'killed', 'cancelled'] as const) expect(actionsFor(status)).toEqual(['inspect'])
+    for (const status of agentStatusSchema.options) expect(actionsFor(status, true)).toEqual(['inspect'])
+  })
+
+  it('marks the entries that end agents, and labels the ones that open a dialog with an ellipsis', () => {
+    const entries = [...nodeMenuEntries({ status: 'running', readOnly: false }), ...nodeMenuEntries({ status: 'held', readOnly: false })]
+    expect(entries.filter((entry) => entry.danger).map((entry) => entry.action)).toEqual(['kill', 'cancelSpawn'])
+    expect(entries.filter((entry) => entry.label.endsWith('…')).map((entry) => entry.action)).toEqual(['steer', 'editPrompt'])
+  })
+})
+
+describe('nextEntryIndex', () => {
+  it('moves with the arrow keys, wrapping at both ends, and jumps with Home and End', () => {
+    expect(nextEntryIndex(0, 3, 'ArrowDown')).toBe(1)
+    expect(nextEntryIndex(2, 3, 'ArrowDown')).toBe(0)
+    expect(nextEntryIndex(0, 3, 'ArrowUp')).toBe(2)
+    expect(nextEntryIndex(1, 3, 'Home')).toBe(0)
+    expect(nextEntryIndex(0, 3, 'End')).toBe(2)
+    expect(nextEntryIndex(1, 3, 'x')).toBe(1)
+    expect(nextEntryIndex(0, 0, 'ArrowDown')).toBe(0)
+  })
+})

@@ -1,0 +1,55 @@
+import type { AgentStatus } from '@core/trace/statuses'
+
+/** What an entry of a node's menu does (NodeMenu.tsx carries it out). */
+export type NodeMenuAction = 'inspect' | 'steer' | 'kill' | 'editPrompt' | 'cancelSpawn'
+
+export interface NodeMenuEntry {
+  action: NodeMenuAction
+  label: string
+  /** Ends agents: drawn in the danger colour. */
+  danger?: boolean
+}
+
+/** What the menu reads of a node. */
+export interface NodeMenuSubject {
+  status: AgentStatus
+  /** An imported job or a replay: the node can be looked at, not acted on. */
+  readOnly: boolean
+}
+
+const isRunning = (status: AgentStatus): boolean => status === 'running' || status === 'waiting_approval'
+const isGhost = (status: AgentStatus): boolean => status === 'held' || status === 'queued'
+
+/**
+ * The entries of a node's menu, in order, for its state: every node can be inspected; a running
+ * agent can be steered or killed; a spawn that has not started can have its prompt edited or be
+ * cancelled. A new control is one more line here and one case in NodeMenu.tsx.
+ */
+export function nodeMenuEntries({ status, readOnly }: NodeMenuSubject): NodeMenuEntry[] {
+  const entries: NodeMenuEntry[] = [{ action: 'inspect', label: 'Inspect' }]
+  if (readOnly) return entries
+  if (isRunning(status)) {
+    entries.push({ action: 'steer', label: 'Steer…' }, { action: 'kill', label: 'Kill', danger: true })
+  }
+  if (isGhost(status)) {
+    entries.push({ action: 'editPrompt', label: 'Edit prompt…' }, { action: 'cancelSpawn', label: 'Cancel spawn', danger: true })
+  }
+  return entries
+}
+
+/** The entry the arrow keys move to from `index` (wrapping), or Home / End; `index` itself for any other key. */
+export function nextEntryIndex(index: number, count: number, key: string): number {
+  if (count === 0) return index
+  switch (key) {
+    case 'ArrowDown':
+      return (index + 1) % count
+    case 'ArrowUp':
+      return (index - 1 + count) % count
+    case 'Home':
+      return 0
+    case 'End':
+      return count - 1
+    default:
+      return index
+  }
+}
