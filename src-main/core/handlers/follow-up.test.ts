@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { createDispatcher } from '../api/dispatcher'
@@ -146,6 +146,25 @@ describe('following up a job that ended', () => {
     expect(secondEnd.type === 'job.end' && secondEnd.data.usage.input_tokens).toBe(
       allCalls.reduce((sum, call) => sum + (call.type === 'llm.call' ? call.data.usage.input_tokens : 0), 0),
     )
+
+    // OTLP: one trace; the job's span lasts to its last end; the follow-up is a second invoke_agent
+    // span of the root, after the first, with its calls under it.
+    const otlpFile = path.join(where.dir, 'trace.otlp.json')
+    await rig.engine.exportTrace(job_id, otlpFile, 'otlp')
+    type Span = { spanId: string; parentSpanId?: string; name: string; startTimeUnixNano: string; endTimeUnixNano: string }
+    const spans = (JSON.parse(readFileSync(otlpFile, 'utf8')) as { resourceSpans: [{ scopeSpans: [{ spans: Span[] }] }] }).resourceSpans[0]
+      .scopeSpans[0].spans
+    const named = (name: string) => spans.filter((span) => span.name.startsWith(name))
+    const [workflow] = named('invoke_workflow')
+    const [firstRun, followRun] = [named('invoke_agent root')[0]!, named('invoke_agent root (follow-up)')[0]!]
+    expect(named('invoke_agent root')).toHaveLength(2)
+    expect(firstRun.spanId).not.toBe(followRun.spanId)
+    expect(followRun.parentSpanId).toBe(workflow!.spanId)
+    expect(BigInt(followRun.startTimeUnixNano)).toBeGreaterThanOrEqual(BigInt(firstRun.endTimeUnixNano))
+    expect(BigInt(workflow!.endTimeUnixNano)).toBeGreaterThanOrEqual(BigInt(followRun.endTimeUnixNano))
+    const chats = named('chat ').map((span) => span.parentSpanId)
+    expect(chats.filter((parent) => parent === followRun.spanId)).toHaveLength(1)
+    expect(chats.filter((parent) => parent === firstRun.spanId)).toHaveLength(2)
 
     // The exported trace holds both runs and imports again.
     const out = path.join(where.dir, 'trace.jsonl')

@@ -13,6 +13,12 @@ import type { Usage } from '../trace/usage'
  * (store/otlp.ts) and the OTLP/HTTP push (push.ts) consume these records, so they never disagree.
  *
  * Fed events in seq order, it hands back each span when it ends: only open spans are held.
+ *
+ * A follow-up (`agent.resume`) is a run of its own: a new `invoke_agent` span for the agent,
+ * started when it resumed, under the job's span (under the parent's `execute_tool task` span for
+ * a parent's `resume`), with its calls under it; so a collector shows the runs in order. The
+ * job's span then lasts to its last `job.end`: a `job.end` is held until the trace shows the job
+ * did not run again.
  */
 
 /** OTLP span kinds as the proto numbers them. */
@@ -60,6 +66,13 @@ export class JobSpans {
   private readonly open = new Map<string, OpenSpan>()
   /** child agent id → the parent's `task` call that asked for it, until the child starts. */
   private readonly spawnCalls = new Map<string, string>()
+  /** agent id → the span of its current run, for an agent that was resumed (its first run's id otherwise). */
+  private readonly runSpans = new Map<string, string>()
+  /** agent id → how many runs it has had, and its label (a resumed run's span is named after it). */
+  private readonly runs = new Map<string, number>()
+  private readonly labels = new Map<string, string>()
+  /** The job's latest `job.end`, held until the job runs again (a follow-up) or the trace ends. */
+  private heldJobEnd: { ns: bigint; status: string; attributes: Attributes } | null = null
   private lastNs = 0n
 
   constructor(private readonly job: Job) {
@@ -98,15 +111,48 @@ export class JobSpans {
           },
         })
         return []
-      case 'job.end': {
-        const { status } = event.data
-        return this.close('job', ns, status === 'completed', status, `job ${status}`, {
-          'arbor.status': status,
-          ...usageAttributes(event.data),
+      case 'job.end':
+        this.heldJobEnd = {
+          ns,
+          status: event.data.status,
+          attributes: { 'arbor.status': event.data.status, ...usageAttributes(event.data) },
+        }
+        return []
+      case 'agent.resume': {
+        this.heldJobEnd = null
+        const { data } = event
+        const runs = (this.runs.get(agentId) ?? 1) + 1
+        this.runs.set(agentId, runs)
+        const spanId = hexId(`${this.traceId}/agent/${agentId}/run/${runs}`, 16)
+        if (data.by === 'parent' && data.call_id) this.spawnCalls.set(agentId, data.call_id)
+        // A parent's `resume` hangs under its task call; a follow-up under the parent's (newest) run, or the job.
+        const parentSpanId =
+          data.by === 'parent'
+            ? this.parentOfAgent(agentId, event.parent_id)
+            : event.parent_id
+              ? this.agentSpanId(event.parent_id)
+              : this.jobSpanId
+        this.runSpans.set(agentId, spanId)
+        this.start(`agent/${agentId}`, {
+          spanId,
+          parentSpanId,
+          name: `invoke_agent ${this.labels.get(agentId) ?? agentId} (${data.by === 'user' ? 'follow-up' : 'resumed'})`,
+          kind: spanKind.internal,
+          startNs: ns,
+          attributes: {
+            'gen_ai.operation.name': 'invoke_agent',
+            'gen_ai.provider.name': this.provider,
+            'gen_ai.agent.id': agentId,
+            'arbor.resume.by': data.by,
+            'arbor.run': runs,
+            ...defined({ 'gen_ai.agent.name': this.labels.get(agentId), 'arbor.depth': int(event.depth ?? 0) }),
+          },
         })
+        return []
       }
       case 'agent.start': {
         const { data } = event
+        this.labels.set(agentId, data.label || data.profile)
         this.start(`agent/${agentId}`, {
           spanId: this.agentSpanId(agentId),
           parentSpanId: this.parentOfAgent(agentId, event.parent_id),
@@ -185,16 +231,21 @@ export class JobSpans {
     }
   }
 
-  /** Spans still open (a job exported while it runs): they end at the newest event, status unset. */
+  /** Spans still open (a job exported while it runs): they end at the newest event, status unset; the job's at its last end. */
   end(): SpanRecord[] {
+    const ended = this.heldJobEnd
+    this.heldJobEnd = null
+    const job = ended
+      ? this.close('job', ended.ns, ended.status === 'completed', ended.status, `job ${ended.status}`, ended.attributes)
+      : []
     const rest = [...this.open.values()].map((span) => finish(span, this.traceId, this.lastNs, { code: statusCode.unset }, {}))
     this.open.clear()
     this.spawnCalls.clear()
-    return rest
+    return [...job, ...rest]
   }
 
   private agentSpanId(agentId: string): string {
-    return hexId(`${this.traceId}/agent/${agentId}`, 16)
+    return this.runSpans.get(agentId) ?? hexId(`${this.traceId}/agent/${agentId}`, 16)
   }
 
   /** A subagent hangs under its parent's `execute_tool task` span while that is open, else under the parent agent. */
