@@ -120,6 +120,9 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentOutcome> 
           callId: call.id,
           signal,
           spawn: (request) => link.spawn(call.id, request, signal),
+          ...(link.resumeChild
+            ? { resumeChild: (agentId: string, prompt: string) => link.resumeChild!(call.id, agentId, prompt, signal) }
+            : {}),
           requestApproval: (request) => link.requestApproval(request, signal),
           sandbox: init.sandbox,
           trackProcess: (pgid, running) => link.trackProcess(pgid, running),

@@ -10,6 +10,8 @@ export interface AgentLink {
   event(type: EventType, data: Record<string, unknown>): void
   /** Sends a `spawn` request and resolves with the matching `spawn_result`. */
   spawn(callId: string, request: TaskRequest, signal?: AbortSignal): Promise<SpawnResult>
+  /** Sends a `resume_child` request and resolves with the matching `spawn_result`. */
+  resumeChild?(callId: string, agentId: string, prompt: string, signal?: AbortSignal): Promise<SpawnResult>
   /**
    * Sends an `approval` request and resolves with the matching `approval_result`; rejects when
    * `signal` aborts first. The supervisor records the approval.request / approval.decision events.
@@ -69,6 +71,15 @@ export class SupervisorLink implements AgentLink {
   }
 
   spawn(callId: string, request: TaskRequest, signal?: AbortSignal): Promise<SpawnResult> {
+    return this.awaitChild(callId, { type: 'spawn', call_id: callId, request }, signal)
+  }
+
+  resumeChild(callId: string, agentId: string, prompt: string, signal?: AbortSignal): Promise<SpawnResult> {
+    return this.awaitChild(callId, { type: 'resume_child', call_id: callId, agent_id: agentId, prompt }, signal)
+  }
+
+  /** Sends `message` for a child and resolves with the `spawn_result` of `callId`, or when `signal` aborts. */
+  private awaitChild(callId: string, message: ToSupervisor, signal?: AbortSignal): Promise<SpawnResult> {
     if (this.pending.has(callId)) return Promise.resolve({ ok: false, error: `call id ${callId} is already waiting for a child` })
     return new Promise((resolve) => {
       const onAbort = (): void => {
@@ -81,7 +92,7 @@ export class SupervisorLink implements AgentLink {
         signal?.removeEventListener('abort', onAbort)
         resolve(result)
       })
-      this.send({ type: 'spawn', call_id: callId, request })
+      this.send(message)
     })
   }
 

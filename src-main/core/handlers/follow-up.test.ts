@@ -5,7 +5,7 @@ import { createDispatcher } from '../api/dispatcher'
 import { defaultNewJob, type NewJob } from '../api/job-form'
 import { createEngine, type Engine } from '../engine'
 import { anthropicConversations, startFakeAnthropic } from '../providers/testing/fake-anthropic'
-import type { RecordedRequest } from '../providers/testing/fake-http'
+import type { ConversationView, RecordedRequest } from '../providers/testing/fake-http'
 import { openaiConversations, startFakeOpenAI } from '../providers/testing/fake-openai'
 import { FileKeyStore } from '../settings/key-store'
 import { recordEvents, testAgentHost } from '../supervisor/testing'
@@ -290,4 +290,82 @@ describe('following up a job that ended', () => {
     expect(endsOf(rig.events, job_id)).toHaveLength(1)
     expect(rootRequests(server.requests)).toHaveLength(1)
   })
+})
+
+describe("a parent's task with resume", () => {
+  /** The root delegates, then resumes that child by the id in its envelope; then two bad resumes, then it answers. */
+  const rootTurns = [
+    delegate,
+    (view: ConversationView) => {
+      const envelope = JSON.parse(view.tool_results[0]?.content ?? '{}') as { agent_id?: string }
+      return { tool_calls: [{ name: 'task', arguments: { resume: envelope.agent_id, prompt: 'CHILD-MORE: and the prices?' } }] }
+    },
+    { tool_calls: [{ name: 'task', arguments: { resume: 'agent_nobody', prompt: 'hello?' } }] },
+    finish('ROOT-DONE'),
+  ]
+  const childTurns = [childAnswer, finish('CHILD-MORE-ANSWER: cheap')]
+  const cases = [
+    {
+      provider: 'openai' as const,
+      server: () =>
+        startFakeOpenAI({
+          route: openaiConversations([
+            { match: 'CHILD-X', turns: childTurns },
+            { match: 'ROOT-TASK', turns: rootTurns },
+          ]),
+        }),
+      job: (url: string) => job({ base_url: `${url}/v1` }),
+    },
+    {
+      provider: 'anthropic' as const,
+      server: () =>
+        startFakeAnthropic({
+          route: anthropicConversations([
+            { match: 'CHILD-X', turns: childTurns },
+            { match: 'ROOT-TASK', turns: rootTurns },
+          ]),
+        }),
+      job: (url: string) => job({ provider: 'anthropic', model: 'claude-sonnet-4-5', base_url: url, no_key: true }),
+    },
+  ]
+
+  it.each(cases)(
+    'the child goes on from its history with the new prompt and answers the call ($provider)',
+    async ({ server: start, job: jobFor }) => {
+      const where = project()
+      const server = await start()
+      cleanups.push(() => server.close())
+      const rig = makeEngine(where.dbFile, where.project)
+      const { job_id } = await rig.engine.handlers.startJob({ kind: 'agent', job: jobFor(server.url) })
+      await rig.engine.waitForJob(job_id)
+
+      const tree = await rig.engine.handlers.getTree({ job_id })
+      expect(tree.job.status).toBe('completed')
+      expect(tree.answer).toContain('ROOT-DONE')
+      // One child, run twice: no second child was made.
+      expect(tree.agents).toHaveLength(2)
+      const child = tree.agents.find((agent) => agent.parent_id !== null)!
+      expect(child).toMatchObject({ status: 'completed', steps: 2 })
+      const childRequests = server.requests.filter((request) => firstUser(request).includes('CHILD-X'))
+      expect(childRequests).toHaveLength(2)
+      const earlier = withoutCacheMarks(messagesOf(childRequests[0]!))
+      const next = withoutCacheMarks(messagesOf(childRequests[1]!))
+      expect(JSON.stringify(next.slice(0, earlier.length))).toBe(JSON.stringify(earlier))
+      expect(JSON.stringify(next.at(-1))).toContain('CHILD-MORE: and the prices?')
+
+      // The resumed call got the child's new envelope; the bad one a clear error.
+      const results = rig.events.filter((event) => event.type === 'tool.result' && event.data.name === 'task')
+      expect(results.map((event) => event.type === 'tool.result' && [event.data.ok, event.data.output])).toEqual([
+        [true, expect.stringContaining('CHILD-ANSWER')],
+        [true, expect.stringContaining('CHILD-MORE-ANSWER: cheap')],
+        [false, expect.stringContaining('agent_nobody is not a subagent of yours')],
+      ])
+      expect(JSON.parse((results[1]!.type === 'tool.result' && results[1]!.data.output) || '{}')).toMatchObject({ agent_id: child.id })
+      expect(rig.events.find((event) => event.type === 'agent.resume')).toMatchObject({
+        agent_id: child.id,
+        data: { by: 'parent', text: 'CHILD-MORE: and the prices?', previous_status: 'completed' },
+      })
+      expect(rig.events.filter((event) => event.type === 'subagent.start' && event.data.resumed === true)).toHaveLength(1)
+    },
+  )
 })

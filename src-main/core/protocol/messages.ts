@@ -104,6 +104,11 @@ export const toSupervisorSchema = z.discriminatedUnion('type', [
   /** A trace event; the supervisor stamps job, agent, parent and depth. */
   z.object({ type: z.literal('event'), event_type: eventTypeSchema, ts: z.string(), data: z.record(z.string(), z.unknown()) }),
   z.object({ type: z.literal('spawn'), call_id: z.string(), request: taskRequestSchema }),
+  /**
+   * The parent's `task` call with `resume`: its finished child `agent_id` goes on from its history
+   * with `prompt`. Answered by a `spawn_result` for `call_id`, as a spawn is.
+   */
+  z.object({ type: z.literal('resume_child'), call_id: z.string(), agent_id: z.string().min(1), prompt: z.string().min(1) }),
   z.object({
     type: z.literal('approval'),
     approval_id: z.string(),

@@ -26,6 +26,7 @@ import {
   buildEnvelope,
   childEventData,
   isLive,
+  runningChildren,
   newAgentRuntime,
   newJobRuntime,
   storedJob,
@@ -413,6 +414,39 @@ export class Supervisor {
 
   // --- starting agents --------------------------------------------------------------------
 
+  /**
+   * A parent's `task` with `resume`: its own finished child goes on from its history with the
+   * new prompt, and its next envelope answers this call. Anything else is refused to the parent,
+   * naming why: the model gave an id from an envelope, and may have got it wrong.
+   */
+  private async resumeChild(parent: AgentRuntime, callId: string, childId: string, prompt: string): Promise<void> {
+    const refuse = (error: string): void => this.send(parent, { type: 'spawn_result', call_id: callId, result: { ok: false, error } })
+    const child = this.agents.get(childId)
+    const job = parent.job
+    if (!child || child.job !== job || child.parent !== parent) return refuse(`${childId} is not a subagent of yours`)
+    if (!child.ended || this.resuming.has(child.id))
+      return refuse(
+        `${child.label} (${childId}) is ${child.ended ? 'being resumed' : child.status}: only a finished subagent can be resumed`,
+      )
+    if (!job.active || job.overBudget || parent.stopping) return refuse('the job is ending or its budget is spent: nothing new starts')
+    if (this.isPaused(job)) return refuse('spawning is paused: no subagent starts or resumes until the user resumes it')
+    if (runningChildren(parent) >= job.settings.max_concurrent_children) {
+      return refuse(`${job.settings.max_concurrent_children} subagents already run: wait for one to finish, then resume ${child.label}`)
+    }
+    const history = rebuildHistory(this.options.resumeSource?.agentEvents(child.id) ?? [])
+    if ('error' in history) return refuse(`${child.label} cannot be resumed: ${history.error}`)
+    this.resuming.add(child.id)
+    try {
+      await child.exited
+    } finally {
+      this.resuming.delete(child.id)
+    }
+    if (parent.ended || parent.stopping) return
+    child.callId = callId
+    this.trace.agent(parent, 'subagent.start', { ...childEventData(child), task: job.redactor.redact(prompt), resumed: true })
+    this.resume(child, job.redactor.redact(prompt), history, { by: 'parent', call_id: callId })
+  }
+
   /** A stored job read back to continue it here; this process owns it from now on. */
   private rehydrate(jobId: string, loadedProfiles: LoadedProfiles | undefined): JobRuntime {
     const stored = this.options.resumeSource?.storedJob(jobId)
@@ -522,6 +556,9 @@ export class Supervisor {
         return
       case 'spawn':
         this.spawns.request(agent, message.call_id, message.request)
+        return
+      case 'resume_child':
+        void this.resumeChild(agent, message.call_id, message.agent_id, message.prompt)
         return
       case 'approval':
         this.approvals.request(agent, message.approval_id, message.tool, message.command, message.reason)

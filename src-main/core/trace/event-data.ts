@@ -177,7 +177,14 @@ export const eventDataSchemas = {
   'subagent.held': z.looseObject({ ...spawn, reason: spawnReason.optional() }),
   'subagent.queued': z.looseObject({ ...spawn, reason: spawnReason.optional() }),
   'subagent.denied': z.looseObject({ ...spawn, reason: spawnReason }),
-  'subagent.start': z.looseObject({ ...spawn, task: spawn.task.optional() }),
+  'subagent.start': z.looseObject({
+    ...spawn,
+    task: spawn.task.optional(),
+    resumed: z
+      .boolean()
+      .optional()
+      .meta({ description: 'the parent resumed this finished child (`task` with `resume`); `task` is the new prompt' }),
+  }),
   'subagent.end': z.looseObject({ ...spawn, task: spawn.task.optional(), envelope: envelopeDataSchema }),
   'approval.request': z.looseObject({
     approval_id: z.string(),

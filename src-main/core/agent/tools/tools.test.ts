@@ -131,8 +131,29 @@ describe('Toolset', () => {
       required: ['path'],
       properties: { path: { type: 'string' }, offset: { type: 'integer' }, limit: { type: 'integer' } },
     })
-    expect(definitions[1]!.parameters).toMatchObject({ required: ['description', 'prompt', 'subagent_type'] })
+    // With `resume` only the prompt is needed; a new subagent's description and profile are checked when it runs.
+    expect(definitions[1]!.parameters).toMatchObject({ required: ['prompt'], properties: { resume: { type: 'string' } } })
     expect(definitions[0]!.parameters).not.toHaveProperty('$schema')
+  })
+
+  it('asks a new subagent for its description and profile, and resumes only where the supervisor can', async () => {
+    const spawned: unknown[] = []
+    const context: ToolContext = {
+      projectDir: project,
+      callId: 'c',
+      spawn: async (request) => (spawned.push(request), { ok: false, error: 'no' }),
+    }
+    const tools = new Toolset(builtinTools, ['task'])
+    const run = (args: Record<string, unknown>) => tools.run({ id: 'c', name: 'task', arguments: JSON.stringify(args) }, context)
+    expect(await run({ prompt: 'look around' })).toMatchObject({
+      ok: false,
+      output: expect.stringContaining('needs a description and a subagent_type'),
+    })
+    expect(await run({ resume: 'agent_1', prompt: 'and then?' })).toMatchObject({
+      ok: false,
+      output: expect.stringContaining('not available here'),
+    })
+    expect(spawned).toEqual([])
   })
 
   it('answers arguments that are not JSON with an error', async () => {

@@ -30,6 +30,8 @@ export interface ToolContext {
   signal?: AbortSignal
   /** Ask the supervisor for a child agent and wait for its envelope (the `task` tool). */
   spawn(request: TaskRequest): Promise<SpawnResult>
+  /** Ask the supervisor to continue a finished child of this agent with a new prompt, and wait for its new envelope. */
+  resumeChild?(agentId: string, prompt: string): Promise<SpawnResult>
   /**
    * Ask the supervisor to approve a risky action and wait for the decision (the `bash` tool).
    * Rejects when the agent is stopped meanwhile. Without it, risky actions are refused.
