@@ -7,7 +7,7 @@ import { compactHistory, compactionTarget, estimateTokens, needsCompaction, type
 import { checkExploreResult, failMessage } from './explore-contract'
 import { defaultStopConditions, type RunProgress, type StopCondition } from './stop-conditions'
 import type { AgentLink, Clock } from './supervisor-link'
-import { attemptCompletionName } from './tools/attempt-completion'
+import { attemptCompletionName, backgroundStillRunning } from './tools/attempt-completion'
 import { Toolset, type ToolCallResult } from './tools/toolset'
 import type { Tool } from './tools/types'
 
@@ -58,9 +58,10 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentOutcome> 
   /** The input tokens of the last request that got a reply; unknown again after a compaction. */
   let lastInputTokens: number | undefined
 
-  const addMessage = (message: ProviderMessage): void => {
+  /** `marks` go into the trace only (e.g. `by: 'arbor'`), never to the model. */
+  const addMessage = (message: ProviderMessage, marks: Record<string, unknown> = {}): void => {
     history.push(message)
-    link.event('message', { ...message })
+    link.event('message', { ...message, ...marks })
   }
 
   /** Truncates the history in place (no model call); false when nothing could be removed. */
@@ -120,6 +121,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentOutcome> 
           callId: call.id,
           signal,
           spawn: (request) => link.spawn(call.id, request, signal),
+          background: link.background,
           requestApproval: (request) => link.requestApproval(request, signal),
           sandbox: init.sandbox,
           trackProcess: (pgid, running) => link.trackProcess(pgid, running),
@@ -159,7 +161,13 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentOutcome> 
     }
     if (reply.text.trim() !== '') lastText = reply.text
     addMessage({ role: 'assistant', content: reply.text, ...(reply.tool_calls.length > 0 ? { tool_calls: reply.tool_calls } : {}) })
-    if (reply.tool_calls.length === 0) return finish(reply.text)
+    if (reply.tool_calls.length === 0) {
+      // A plain answer ends the agent like attempt_completion, refused alike while a background child runs.
+      const running = link.background?.running() ?? []
+      if (running.length === 0) return finish(reply.text)
+      addMessage({ role: 'user', content: `[Arbor] Not finished: ${backgroundStillRunning(running)}` }, { by: 'arbor' })
+      return { kind: 'run_again' }
+    }
     const results = await runTools(reply.tool_calls)
     const completion = results.find((result) => result.name === attemptCompletionName && result.ok)
     if (completion) return finish((completion.args as { result: string }).result)
@@ -189,12 +197,30 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentOutcome> 
     }
   }
 
+  /**
+   * Envelopes of background children that ended since the last step and were not awaited: one
+   * user message before the next model call, marked as Arbor's, naming the children it carries.
+   */
+  const deliverBackgroundResults = (): void => {
+    const envelopes = link.background?.takeEnded() ?? []
+    if (envelopes.length === 0) return
+    addMessage(
+      { role: 'user', content: backgroundResultsContent(envelopes) },
+      {
+        by: 'arbor',
+        background_results: envelopes.map((envelope) => envelope.agent_id),
+        delivered_at: new Date(clock.now()).toISOString(),
+      },
+    )
+  }
+
   try {
     addMessage({ role: 'system', content: profile.system_prompt })
     addMessage({ role: 'user', content: init.first_message })
     for (;;) {
       if (signal?.aborted) return end(stoppedByAbort(signal))
       deliverSteers()
+      deliverBackgroundResults()
       const limit = stopConditions.map((condition) => condition(progress, profile)).find((stop) => stop !== undefined)
       if (limit) return end({ kind: 'stopped', ...limit })
       const turn = await step()
@@ -216,6 +242,10 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentOutcome> 
 
 /** How a user's message reads to the model: marked as the user's, not the task's or a parent's. */
 export const steerContent = (text: string): string => `[A message from the user, sent while you work]\n${text}`
+
+/** How background children's envelopes read to the model when they arrive unasked. */
+export const backgroundResultsContent = (envelopes: readonly unknown[]): string =>
+  `[Arbor: background subagents ended while you worked; their result envelopes]\n${JSON.stringify(envelopes)}`
 
 function stoppedByAbort(signal: AbortSignal): TurnOutcome & { kind: 'stopped' } {
   const reason = terminalReasonSchema.safeParse(signal.reason)

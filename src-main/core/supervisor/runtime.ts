@@ -207,6 +207,9 @@ export function newAgentRuntime(fields: {
   }
 }
 
+/** A child its parent did not wait for (`task` with `background: true`). */
+export const isBackground = (agent: AgentRuntime): boolean => agent.request?.background === true
+
 export const isLive = (agent: AgentRuntime): boolean => agent.status === 'running' || agent.status === 'waiting_approval'
 
 export function runningChildren(agent: AgentRuntime): number {
@@ -218,7 +221,6 @@ export function subtreePostOrder(agent: AgentRuntime): AgentRuntime[] {
   return [...agent.children.flatMap(subtreePostOrder), agent]
 }
 
-/** What the parent's `subagent.*` events say of a child. */
 /** What every subagent.* event on the parent says about the child. */
 export function childEventData(child: AgentRuntime): EventData<'subagent.request'> {
   return {
@@ -227,6 +229,7 @@ export function childEventData(child: AgentRuntime): EventData<'subagent.request
     profile: child.profile.name,
     description: child.label,
     task: child.request?.prompt ?? child.task,
+    ...(child.request?.background ? { background: true as const } : {}),
   }
 }
 

@@ -24,6 +24,7 @@ import { renderFirstMessage } from './request'
 import {
   buildEnvelope,
   childEventData,
+  isBackground,
   isLive,
   newAgentRuntime,
   newJobRuntime,
@@ -365,6 +366,7 @@ export class Supervisor {
       context_token_budget: agent.profile.context_token_budget,
       total_token_budget: agent.profile.total_token_budget ?? job.settings.job_token_budget,
       ...projectInstructionsData(agent),
+      ...(isBackground(agent) ? { background: true as const } : {}),
     })
     const timeoutMs = job.settings.agent_timeout_ms ?? (agent.parent ? job.settings.subagent_timeout_ms : null)
     if (timeoutMs) {
@@ -410,7 +412,15 @@ export class Supervisor {
       return
     }
     const { event } = parsed
-    if (event.type === 'message' && 'by' in event.data) {
+    if (event.type === 'message' && event.data.by === 'arbor' && !this.isArborMessage(agent, event.data.background_results)) {
+      const { by: _by, background_results: _results, delivered_at: _delivered, ...plain } = event.data
+      this.trace.agent(agent, 'error', {
+        message: 'the agent marked a message as Arbor’s that carries results of no ended background child of its own; recorded as its own',
+      })
+      this.trace.agent(agent, 'message', plain, ts)
+      return
+    }
+    if (event.type === 'message' && event.data.by === 'user') {
       // Only a message the user sent this agent may say it is the user's.
       const steer = typeof event.data.steer_id === 'string' ? agent.steers.get(event.data.steer_id) : undefined
       if (!steer) {
@@ -430,6 +440,18 @@ export class Supervisor {
       agent.lastText = event.data.content
     }
     this.trace.agent(agent, event.type, event.data, ts)
+  }
+
+  /**
+   * A message the agent marks as Arbor's is one of two: a refused finish (no results), or the
+   * delivery of envelopes, each of an ended background child of its own.
+   */
+  private isArborMessage(agent: AgentRuntime, results: string[] | undefined): boolean {
+    if (results === undefined) return true
+    return results.every((id) => {
+      const child = this.agents.get(id)
+      return child !== undefined && child.parent === agent && isBackground(child) && child.ended
+    })
   }
 
   /** The one place a model call's usage is counted: recorded as `llm.call`, then checked against the job's caps. */
@@ -532,7 +554,10 @@ export class Supervisor {
     const parent = agent.parent
     if (parent) {
       this.trace.agent(parent, 'subagent.end', { ...childEventData(agent), envelope })
-      if (!parent.ended && agent.callId) {
+      if (!parent.ended && agent.callId && isBackground(agent)) {
+        // Its parent's call returned long ago: the envelope (a cancelled spawn's too) arrives on its own.
+        this.send(parent, { type: 'background_end', agent_id: agent.id, envelope })
+      } else if (!parent.ended && agent.callId) {
         this.send(parent, {
           type: 'spawn_result',
           call_id: agent.callId,
@@ -540,6 +565,10 @@ export class Supervisor {
         })
       }
       this.spawns.pump(parent)
+    }
+    // Background children do not outlive their parent: nobody would await them.
+    for (const child of agent.children) {
+      if (!child.ended && isBackground(child)) this.stop(child, 'cancelled', 'cancelled')
     }
     const job = agent.job
     if (agent === job.root) {
