@@ -384,6 +384,10 @@ describe('a parent that ends', () => {
       ['CHILD-BG', 'killed'],
     ])
     const events = await jobEvents(rig.engine, job_id)
+    // The kill ended the root's wait: its await_tasks call returned (an error) instead of hanging until the process was forced.
+    expect(events.find((event) => event.type === 'tool.result' && event.agent_id === root_agent_id && event.data.name === 'await_tasks')?.data).toMatchObject({
+      ok: false,
+    })
     expect(events.filter((event) => event.type === 'agent.end').map((event) => event.agent_id).sort()).toEqual(
       [root_agent_id, sleeping.agent_id].sort(),
     )
