@@ -3,6 +3,7 @@ import { ProviderError } from '../providers/errors'
 import type { Provider, ProviderMessage, ToolCall } from '../providers/types'
 import type { AgentInit, AgentOutcome } from '../protocol/messages'
 import { terminalReasonSchema, type TerminalReason } from '../trace/events'
+import { backgroundResultsContent } from '../trace/background-results'
 import { compactHistory, compactionTarget, estimateTokens, needsCompaction, type CompactionReason } from './compaction'
 import { checkExploreResult, failMessage } from './explore-contract'
 import { defaultStopConditions, type RunProgress, type StopCondition } from './stop-conditions'
@@ -242,10 +243,6 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentOutcome> 
 
 /** How a user's message reads to the model: marked as the user's, not the task's or a parent's. */
 export const steerContent = (text: string): string => `[A message from the user, sent while you work]\n${text}`
-
-/** How background children's envelopes read to the model when they arrive unasked. */
-export const backgroundResultsContent = (envelopes: readonly unknown[]): string =>
-  `[Arbor: background subagents ended while you worked; their result envelopes]\n${JSON.stringify(envelopes)}`
 
 function stoppedByAbort(signal: AbortSignal): TurnOutcome & { kind: 'stopped' } {
   const reason = terminalReasonSchema.safeParse(signal.reason)
