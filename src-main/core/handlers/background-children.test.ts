@@ -242,6 +242,12 @@ describe.each(['openai', 'anthropic'] as const)('background children through %s'
     const others = server.requests.filter((request) => !kind.view(request).first_user.includes('ROOT-TASK'))
     expect(others.every((request) => !kind.texts(request).some((text) => text.includes('ended while you worked')))).toBe(true)
 
+    // The timeline shows the child's lane overlapping its parent's work: the root's model call that waited for the child's end.
+    const { timeline } = await rig.engine.handlers.getTimeline({ job_id })
+    const lane = timeline.lanes[childId]!
+    expect(lane).toMatchObject({ parent_id: root_agent_id, status: 'completed' })
+    const rootBars = timeline.bars[root_agent_id] ?? []
+    expect(rootBars.some((bar) => bar.kind === 'model' && bar.start_ms < lane.end_ms! && (bar.end_ms ?? Infinity) >= lane.end_ms!)).toBe(true)
     const messages = (await jobEvents(rig.engine, job_id)).filter((event) => event.type === 'message' && event.data.by === 'arbor')
     expect(messages.map((event) => [event.agent_id, event.data.background_results, typeof event.data.delivered_at])).toEqual([
       [root_agent_id, [childId], 'string'],

@@ -51,9 +51,16 @@ describe('describeEvent', () => {
   it("tells Arbor's messages apart: background results, and a refused finish", () => {
     const event = eventFactory()
     const delivery = event('message', 'root', { role: 'user', content: '…', by: 'arbor', background_results: ['agent_a', 'agent_b'] })
-    expect(describeEvent(delivery)).toEqual({ title: 'arbor', summary: 'results of 2 background subagents that ended while it worked', tone: 'agent' })
+    expect(describeEvent(delivery)).toEqual({ title: 'arbor', summary: 'results of 2 background subagents', tone: 'agent' })
     const refusal = event('message', 'root', { role: 'user', content: '[Arbor] Not finished: …', by: 'arbor' })
     expect(describeEvent(refusal)).toEqual({ title: 'arbor', summary: 'finish refused: background subagents still run', tone: 'warn' })
     expect(describeEvent(event('message', 'root', { role: 'user', content: 'task' })).title).toBe('user')
+    const spawn = event('subagent.request', 'root', {
+      description: 'HELPER',
+      profile: 'general',
+      child_agent_id: 'agent_h',
+      background: true,
+    })
+    expect(describeEvent(spawn).summary).toBe('HELPER · general · background')
   })
 })

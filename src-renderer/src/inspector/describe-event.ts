@@ -40,7 +40,7 @@ export function describeEvent(event: TraceEvent): EventDescription {
         // Written by Arbor into the agent's history: background children's results, or a refused finish.
         const results = event.data.background_results ?? []
         return results.length > 0
-          ? { title: 'arbor', summary: `results of ${plural(results.length, 'background subagent')} that ended while it worked`, tone: 'agent' }
+          ? { title: 'arbor', summary: `results of ${plural(results.length, 'background subagent')}`, tone: 'agent' }
           : { title: 'arbor', summary: 'finish refused: background subagents still run', tone: 'warn' }
       }
       return { title: role, summary: tool_call_id ? `for ${tool_call_id}` : '', tone: 'neutral' }
@@ -89,7 +89,11 @@ export function describeEvent(event: TraceEvent): EventDescription {
       }
     }
     case 'subagent.request':
-      return { title: 'spawn', summary: join(event.data.description, event.data.profile), tone: 'agent' }
+      return {
+        title: 'spawn',
+        summary: join(event.data.description, event.data.profile, event.data.background && 'background'),
+        tone: 'agent',
+      }
     case 'subagent.held':
     case 'subagent.queued':
     case 'subagent.start':
