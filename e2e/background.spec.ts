@@ -32,7 +32,9 @@ test('a background child draws a dotted "bg" edge while it runs; its envelope re
   const router = openaiConversations([
     {
       match: 'HELPER',
-      turns: [{ delay_ms: 100, tool_calls: [{ name: 'attempt_completion', arguments: { result: 'HELPER-RESULT: the shop sells things' } }] }],
+      turns: [
+        { delay_ms: 100, tool_calls: [{ name: 'attempt_completion', arguments: { result: 'HELPER-RESULT: the shop sells things' } }] },
+      ],
     },
     {
       match: rootMarker,
@@ -73,7 +75,10 @@ test('a background child draws a dotted "bg" edge while it runs; its envelope re
   const edge = page.locator(`[data-testid="rf__edge-edge-${helperId}"]`)
   await expect(edge.locator('path.edge-background')).toHaveClass(/edge-active/)
   await expect(edge.locator('.react-flow__edge-text')).toHaveText('bg')
-  const dashes = await edge.locator('path.edge-background').evaluate((path) => getComputedStyle(path).strokeDasharray)
+  // A string: the e2e tsconfig has no DOM types.
+  const dashes = await page.evaluate<string>(
+    `getComputedStyle(document.querySelector('[data-testid="rf__edge-edge-${helperId}"] path.edge-background')).strokeDasharray`,
+  )
   expect(dashes).toMatch(/^1(px)?,? 6(px)?$/)
   await arbor.graphSettled(helper)
   await arbor.screenshot('background-running')
@@ -97,7 +102,9 @@ test('a background child draws a dotted "bg" edge while it runs; its envelope re
   await arbor.dragToDock(root)
   const rootId = (await root.getAttribute('data-agent-id')) ?? ''
   const inspector = page.locator(`[data-testid="inspector"][data-agent-id="${rootId}"]`)
-  const delivery = inspector.locator('[data-testid="inspector-event"][data-type="message"]', { hasText: 'results of 1 background subagent' })
+  const delivery = inspector.locator('[data-testid="inspector-event"][data-type="message"]', {
+    hasText: 'results of 1 background subagent',
+  })
   await expect(delivery).toBeVisible()
   await expect(delivery.getByTestId('background-results')).toContainText('HELPER-RESULT: the shop sells things')
   await delivery.scrollIntoViewIfNeeded()

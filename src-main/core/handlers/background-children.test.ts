@@ -122,7 +122,8 @@ const finish = (result: string): Reply => call('attempt_completion', { result })
 const background = (label: string, subagentType = 'general'): Reply =>
   call('task', { description: label, prompt: `${label}: look at README.md and report.`, subagent_type: subagentType, background: true })
 /** The `agent_id` in the last tool result (a background `task` call's). */
-const startedId = (view: ConversationView): string => (JSON.parse(view.tool_results.at(-1)?.content ?? '{}') as { agent_id: string }).agent_id
+const startedId = (view: ConversationView): string =>
+  (JSON.parse(view.tool_results.at(-1)?.content ?? '{}') as { agent_id: string }).agent_id
 
 async function jobEvents(engine: Engine, jobId: string): Promise<TraceEvent[]> {
   const tree = await engine.handlers.getTree({ job_id: jobId })
@@ -176,9 +177,10 @@ describe.each(['openai', 'anthropic'] as const)('background children through %s'
       still_running: [],
     })
     // The root was offered await_tasks beside task; the child's result reached the root once (the await), never as a delivery too.
-    expect(providers[provider].view(server.requests.find((request) => providers[provider].view(request).first_user.includes('ROOT-TASK'))!).tools).toEqual(
-      expect.arrayContaining(['task', 'await_tasks']),
-    )
+    expect(
+      providers[provider].view(server.requests.find((request) => providers[provider].view(request).first_user.includes('ROOT-TASK'))!)
+        .tools,
+    ).toEqual(expect.arrayContaining(['task', 'await_tasks']))
     const rootRequests = server.requests.filter((request) => providers[provider].view(request).first_user.includes('ROOT-TASK'))
     const last = providers[provider].texts(rootRequests.at(-1)!)
     expect(last.filter((text) => text.includes('CHILD-BG-RESULT')).length).toBe(1)
@@ -247,11 +249,47 @@ describe.each(['openai', 'anthropic'] as const)('background children through %s'
     const lane = timeline.lanes[childId]!
     expect(lane).toMatchObject({ parent_id: root_agent_id, status: 'completed' })
     const rootBars = timeline.bars[root_agent_id] ?? []
-    expect(rootBars.some((bar) => bar.kind === 'model' && bar.start_ms < lane.end_ms! && (bar.end_ms ?? Infinity) >= lane.end_ms!)).toBe(true)
+    expect(rootBars.some((bar) => bar.kind === 'model' && bar.start_ms < lane.end_ms! && (bar.end_ms ?? Infinity) >= lane.end_ms!)).toBe(
+      true,
+    )
     const messages = (await jobEvents(rig.engine, job_id)).filter((event) => event.type === 'message' && event.data.by === 'arbor')
     expect(messages.map((event) => [event.agent_id, event.data.background_results, typeof event.data.delivered_at])).toEqual([
       [root_agent_id, [childId], 'string'],
     ])
+  })
+})
+
+describe('a background spawn that waits for a slot', () => {
+  it('says so: the call returns queued, and the child starts when a slot frees', async () => {
+    const rig = makeEngine(smallProject())
+    let statuses: string[] = []
+    const { job } = await serve('openai', [
+      { match: 'CHILD-ONE', turns: [finish('one done')] },
+      { match: 'CHILD-TWO', turns: [finish('two done')] },
+      {
+        match: 'ROOT-TASK',
+        turns: [
+          { tool_calls: [background('CHILD-ONE').tool_calls, background('CHILD-TWO').tool_calls].flat() as unknown[] },
+          (view) => {
+            statuses = view.tool_results.map((result) => (JSON.parse(result.content) as { status: string }).status)
+            return call('await_tasks', {})
+          },
+          call('await_tasks', {}),
+          finish('both done'),
+        ],
+      },
+    ])
+    const { job_id, root_agent_id } = await rig.engine.handlers.startJob({ kind: 'agent', job: { ...job, max_concurrent_children: 1 } })
+    await withTimeout(rig.engine.waitForJob(job_id), 30_000, 'the job to end')
+
+    expect(statuses.sort()).toEqual(['queued', 'started'])
+    const tree = await rig.engine.handlers.getTree({ job_id })
+    expect(tree.job.status).toBe('completed')
+    expect(tree.agents.filter((agent) => agent.background).map((agent) => agent.status)).toEqual(['completed', 'completed'])
+    const queued = (await jobEvents(rig.engine, job_id)).filter(
+      (event) => event.type === 'subagent.queued' && event.agent_id === root_agent_id,
+    )
+    expect(queued.map((event) => event.data.background)).toEqual([true])
   })
 })
 
@@ -318,7 +356,9 @@ describe('bad input', () => {
         turns: [
           (view) => {
             workerTools = view.tools
-            return { tool_calls: [{ name: 'task', arguments: { description: 'X', prompt: 'X', subagent_type: 'general', background: true } }] }
+            return {
+              tool_calls: [{ name: 'task', arguments: { description: 'X', prompt: 'X', subagent_type: 'general', background: true } }],
+            }
           },
           (view) => {
             results.workerTask = view.tool_results.at(-1)?.content
@@ -336,7 +376,12 @@ describe('bad input', () => {
           call('await_tasks', {}),
           (view) => {
             results.none = view.tool_results.at(-1)?.content
-            return call('task', { description: 'WORKER-W', prompt: 'WORKER-W: try to delegate.', subagent_type: 'worker', background: true })
+            return call('task', {
+              description: 'WORKER-W',
+              prompt: 'WORKER-W: try to delegate.',
+              subagent_type: 'worker',
+              background: true,
+            })
           },
           (view) => call('await_tasks', { agent_ids: ['agent_nobody', startedId(view)], timeout_s: 5 }),
           (view) => {
@@ -371,13 +416,10 @@ describe('bad input', () => {
 describe('a parent that ends', () => {
   it('killed: its background children stop with it, and every end is recorded', async () => {
     const rig = makeEngine(smallProject())
-    const { job } = await serve(
-      'openai',
-      [
-        { match: 'CHILD-BG', turns: [{ tool_calls: [{ name: 'bash', arguments: { command: 'sleep 30' } }] }, finish('never')] },
-        { match: 'ROOT-TASK', turns: [background('CHILD-BG'), call('await_tasks', {}), finish('never')] },
-      ],
-    )
+    const { job } = await serve('openai', [
+      { match: 'CHILD-BG', turns: [{ tool_calls: [{ name: 'bash', arguments: { command: 'sleep 30' } }] }, finish('never')] },
+      { match: 'ROOT-TASK', turns: [background('CHILD-BG'), call('await_tasks', {}), finish('never')] },
+    ])
     const { job_id, root_agent_id } = await rig.engine.handlers.startJob({ kind: 'agent', job })
     const sleeping = await rig.waitFor((event) => event.type === 'tool.call' && event.data.name === 'bash', 30_000)
     await rig.waitFor((event) => event.type === 'tool.call' && event.agent_id === root_agent_id && event.data.name === 'await_tasks')
@@ -391,12 +433,17 @@ describe('a parent that ends', () => {
     ])
     const events = await jobEvents(rig.engine, job_id)
     // The kill ended the root's wait: its await_tasks call returned (an error) instead of hanging until the process was forced.
-    expect(events.find((event) => event.type === 'tool.result' && event.agent_id === root_agent_id && event.data.name === 'await_tasks')?.data).toMatchObject({
+    expect(
+      events.find((event) => event.type === 'tool.result' && event.agent_id === root_agent_id && event.data.name === 'await_tasks')?.data,
+    ).toMatchObject({
       ok: false,
     })
-    expect(events.filter((event) => event.type === 'agent.end').map((event) => event.agent_id).sort()).toEqual(
-      [root_agent_id, sleeping.agent_id].sort(),
-    )
+    expect(
+      events
+        .filter((event) => event.type === 'agent.end')
+        .map((event) => event.agent_id)
+        .sort(),
+    ).toEqual([root_agent_id, sleeping.agent_id].sort())
     expect(events.find((event) => event.type === 'subagent.end' && event.agent_id === root_agent_id)?.data).toMatchObject({
       child_agent_id: sleeping.agent_id,
       background: true,

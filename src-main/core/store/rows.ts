@@ -164,7 +164,11 @@ export const agentFromRow = (row: AgentRow): AgentNode => ({
   ...(row.background === 1 ? { background: true } : {}),
 })
 
-export const agentToRow = (agent: AgentNode): AgentRow => ({ ...agent, usage: JSON.stringify(agent.usage), background: agent.background ? 1 : 0 })
+export const agentToRow = (agent: AgentNode): AgentRow => ({
+  ...agent,
+  usage: JSON.stringify(agent.usage),
+  background: agent.background ? 1 : 0,
+})
 
 /** A stored event: its data was checked when it was recorded (typed) or imported (parsed), so it is trusted here. */
 export const eventFromRow = (row: EventRow): TraceEvent =>
