@@ -3,11 +3,12 @@ import { ProviderError } from '../providers/errors'
 import type { Provider, ProviderMessage, ToolCall } from '../providers/types'
 import type { AgentInit, AgentOutcome } from '../protocol/messages'
 import { terminalReasonSchema, type TerminalReason } from '../trace/events'
+import { backgroundResultsContent } from '../trace/background-results'
 import { compactHistory, compactionTarget, estimateTokens, needsCompaction, type CompactionReason } from './compaction'
 import { checkExploreResult, failMessage } from './explore-contract'
 import { defaultStopConditions, type RunProgress, type StopCondition } from './stop-conditions'
 import type { AgentLink, Clock } from './supervisor-link'
-import { attemptCompletionName } from './tools/attempt-completion'
+import { attemptCompletionName, backgroundStillRunning } from './tools/attempt-completion'
 import { Toolset, type ToolCallResult } from './tools/toolset'
 import type { Tool } from './tools/types'
 
@@ -58,9 +59,10 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentOutcome> 
   /** The input tokens of the last request that got a reply; unknown again after a compaction. */
   let lastInputTokens: number | undefined
 
-  const addMessage = (message: ProviderMessage): void => {
+  /** `marks` go into the trace only (e.g. `by: 'arbor'`), never to the model. */
+  const addMessage = (message: ProviderMessage, marks: Record<string, unknown> = {}): void => {
     history.push(message)
-    link.event('message', { ...message })
+    link.event('message', { ...message, ...marks })
   }
 
   /** Truncates the history in place (no model call); false when nothing could be removed. */
@@ -123,6 +125,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentOutcome> 
           ...(link.resumeChild
             ? { resumeChild: (agentId: string, prompt: string) => link.resumeChild!(call.id, agentId, prompt, signal) }
             : {}),
+          background: link.background,
           requestApproval: (request) => link.requestApproval(request, signal),
           sandbox: init.sandbox,
           trackProcess: (pgid, running) => link.trackProcess(pgid, running),
@@ -162,7 +165,13 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentOutcome> 
     }
     if (reply.text.trim() !== '') lastText = reply.text
     addMessage({ role: 'assistant', content: reply.text, ...(reply.tool_calls.length > 0 ? { tool_calls: reply.tool_calls } : {}) })
-    if (reply.tool_calls.length === 0) return finish(reply.text)
+    if (reply.tool_calls.length === 0) {
+      // A plain answer ends the agent like attempt_completion, refused alike while a background child runs.
+      const running = link.background?.running() ?? []
+      if (running.length === 0) return finish(reply.text)
+      addMessage({ role: 'user', content: `[Arbor] Not finished: ${backgroundStillRunning(running)}` }, { by: 'arbor' })
+      return { kind: 'run_again' }
+    }
     const results = await runTools(reply.tool_calls)
     const completion = results.find((result) => result.name === attemptCompletionName && result.ok)
     if (completion) return finish((completion.args as { result: string }).result)
@@ -192,6 +201,23 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentOutcome> 
     }
   }
 
+  /**
+   * Envelopes of background children that ended since the last step and were not awaited: one
+   * user message before the next model call, marked as Arbor's, naming the children it carries.
+   */
+  const deliverBackgroundResults = (): void => {
+    const envelopes = link.background?.takeEnded() ?? []
+    if (envelopes.length === 0) return
+    addMessage(
+      { role: 'user', content: backgroundResultsContent(envelopes) },
+      {
+        by: 'arbor',
+        background_results: envelopes.map((envelope) => envelope.agent_id),
+        delivered_at: new Date(clock.now()).toISOString(),
+      },
+    )
+  }
+
   try {
     if (init.resume) {
       // Its earlier messages are in the trace already: only what is new is recorded.
@@ -204,6 +230,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentOutcome> 
     for (;;) {
       if (signal?.aborted) return end(stoppedByAbort(signal))
       deliverSteers()
+      deliverBackgroundResults()
       const limit = stopConditions.map((condition) => condition(progress, profile)).find((stop) => stop !== undefined)
       if (limit) return end({ kind: 'stopped', ...limit })
       const turn = await step()

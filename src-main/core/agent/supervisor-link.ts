@@ -2,16 +2,17 @@ import { randomUUID } from 'node:crypto'
 import type { EventType } from '../trace/events'
 import type { AgentOutcome, TaskRequest, ToAgent, ToSupervisor } from '../protocol/messages'
 import { RemoteModel } from './remote-model'
-import type { ApprovalOutcome, ApprovalRequest, SpawnResult } from './tools/types'
+import type { ApprovalOutcome, ApprovalRequest, BackgroundTasks, SpawnOutcome } from './tools/types'
 import { ArborError } from '../errors'
+import { BackgroundChildren } from './background-children'
 
 /** What the loop needs of the supervisor: a place for trace events, children and approvals. */
 export interface AgentLink {
   event(type: EventType, data: Record<string, unknown>): void
-  /** Sends a `spawn` request and resolves with the matching `spawn_result`. */
-  spawn(callId: string, request: TaskRequest, signal?: AbortSignal): Promise<SpawnResult>
+  /** Sends a `spawn` request and resolves with the matching `spawn_result` (or `spawn_started`, for a background one). */
+  spawn(callId: string, request: TaskRequest, signal?: AbortSignal): Promise<SpawnOutcome>
   /** Sends a `resume_child` request and resolves with the matching `spawn_result`. */
-  resumeChild?(callId: string, agentId: string, prompt: string, signal?: AbortSignal): Promise<SpawnResult>
+  resumeChild?(callId: string, agentId: string, prompt: string, signal?: AbortSignal): Promise<SpawnOutcome>
   /**
    * Sends an `approval` request and resolves with the matching `approval_result`; rejects when
    * `signal` aborts first. The supervisor records the approval.request / approval.decision events.
@@ -21,6 +22,8 @@ export interface AgentLink {
   trackProcess(pgid: number, running: boolean): void
   /** The user's messages received since the last call, in the order sent (the loop delivers them at a step boundary). */
   takeSteers?(): SteerMessage[]
+  /** The agent's background children and their envelopes (`task` with `background: true`). */
+  background?: BackgroundTasks
 }
 
 /** A message the user sent this agent while it runs. */
@@ -51,7 +54,8 @@ export interface Clock {
  * `approval`, so several spawns and approvals can be in flight.
  */
 export class SupervisorLink implements AgentLink {
-  private readonly pending = new Map<string, (result: SpawnResult) => void>()
+  private readonly pending = new Map<string, { settle: (result: SpawnOutcome) => void; description: string }>()
+  readonly background = new BackgroundChildren()
   private readonly approvals = new Map<string, (outcome: ApprovalOutcome) => void>()
   private model: RemoteModel | null = null
   private steers: SteerMessage[] = []
@@ -70,16 +74,16 @@ export class SupervisorLink implements AgentLink {
     this.send({ type: 'event', event_type: type, ts: new Date(this.clock.now()).toISOString(), data })
   }
 
-  spawn(callId: string, request: TaskRequest, signal?: AbortSignal): Promise<SpawnResult> {
-    return this.awaitChild(callId, { type: 'spawn', call_id: callId, request }, signal)
+  spawn(callId: string, request: TaskRequest, signal?: AbortSignal): Promise<SpawnOutcome> {
+    return this.awaitChild(callId, { type: 'spawn', call_id: callId, request }, request.description, signal)
   }
 
-  resumeChild(callId: string, agentId: string, prompt: string, signal?: AbortSignal): Promise<SpawnResult> {
-    return this.awaitChild(callId, { type: 'resume_child', call_id: callId, agent_id: agentId, prompt }, signal)
+  resumeChild(callId: string, agentId: string, prompt: string, signal?: AbortSignal): Promise<SpawnOutcome> {
+    return this.awaitChild(callId, { type: 'resume_child', call_id: callId, agent_id: agentId, prompt }, agentId, signal)
   }
 
-  /** Sends `message` for a child and resolves with the `spawn_result` of `callId`, or when `signal` aborts. */
-  private awaitChild(callId: string, message: ToSupervisor, signal?: AbortSignal): Promise<SpawnResult> {
+  /** Sends `message` for a child and resolves with the `spawn_result` (or `spawn_started`) of `callId`, or when `signal` aborts. */
+  private awaitChild(callId: string, message: ToSupervisor, description: string, signal?: AbortSignal): Promise<SpawnOutcome> {
     if (this.pending.has(callId)) return Promise.resolve({ ok: false, error: `call id ${callId} is already waiting for a child` })
     return new Promise((resolve) => {
       const onAbort = (): void => {
@@ -88,10 +92,11 @@ export class SupervisorLink implements AgentLink {
       }
       if (signal?.aborted) return onAbort()
       signal?.addEventListener('abort', onAbort, { once: true })
-      this.pending.set(callId, (result) => {
+      const settle = (result: SpawnOutcome): void => {
         signal?.removeEventListener('abort', onAbort)
         resolve(result)
-      })
+      }
+      this.pending.set(callId, { settle, description })
       this.send(message)
     })
   }
@@ -128,12 +133,28 @@ export class SupervisorLink implements AgentLink {
         this.model?.receive(message)
         return
       case 'spawn_result': {
-        const settle = this.pending.get(message.call_id)
-        if (!settle) return this.event('error', { message: `spawn_result for unknown call ${message.call_id}` })
+        const pending = this.pending.get(message.call_id)
+        if (!pending) return this.event('error', { message: `spawn_result for unknown call ${message.call_id}` })
         this.pending.delete(message.call_id)
-        settle(message.result)
+        pending.settle(message.result)
         return
       }
+      case 'spawn_started': {
+        const pending = this.pending.get(message.call_id)
+        if (!pending) return this.event('error', { message: `spawn_started for unknown call ${message.call_id}` })
+        this.pending.delete(message.call_id)
+        this.background.started(message.agent_id, pending.description)
+        pending.settle({ ok: true, started: { agent_id: message.agent_id, status: message.status } })
+        return
+      }
+      case 'background_end':
+        if (!this.background.ended(message.envelope)) {
+          this.event('error', { message: `background_end for ${message.agent_id}, not a running background child of this agent` })
+        }
+        return
+      case 'child_result':
+        this.background.delivered(message.description, message.envelope)
+        return
       case 'steer':
         this.steers.push({ steer_id: message.steer_id, text: message.text, sent_at: message.sent_at })
         return

@@ -251,6 +251,43 @@ describe('following up a job that ended', () => {
     expect(tree.answer).toContain('FIRST-ANSWER')
   })
 
+  it("a child followed up while its parent runs: its new envelope reaches the parent's next request as Arbor's message", async () => {
+    const where = project()
+    const waitForGo = { tool_calls: [{ name: 'bash', arguments: { command: 'until [ -f go ]; do sleep 0.1; done' } }] }
+    const server = await startFakeOpenAI({
+      route: openaiConversations([
+        { match: 'CHILD-X', turns: [childAnswer, finish('CHILD-AGAIN: and cheaper ones')] },
+        { match: 'ROOT-TASK', turns: [delegate, waitForGo, finish('ROOT-DONE')] },
+      ]),
+    })
+    cleanups.push(() => server.close())
+    const rig = makeEngine(where.dbFile, where.project)
+    const { job_id, root_agent_id } = await rig.engine.handlers.startJob({ kind: 'agent', job: job({ base_url: `${server.url}/v1` }) })
+    await rig.waitFor((event) => event.type === 'tool.call' && event.agent_id === root_agent_id && event.data.name === 'bash')
+    const child = (await rig.engine.handlers.getTree({ job_id })).agents.find((agent) => agent.parent_id !== null)!
+    expect(child.status).toBe('completed')
+
+    await rig.engine.handlers.followUp({ job_id, agent_id: child.id, text: 'CHILD-FOLLOW-UP: any cheaper?' })
+    await rig.waitFor(
+      (event) => event.type === 'agent.end' && event.agent_id === child.id && event.data.result !== 'CHILD-ANSWER: it sells things',
+    )
+    writeFileSync(path.join(where.project, 'go'), '')
+    await rig.engine.waitForJob(job_id)
+
+    const last = rootRequests(server.requests).at(-1)!
+    const delivered = (messagesOf(last) as Array<{ role: string; content: string }>).at(-1)!
+    expect(delivered.role).toBe('user')
+    expect(delivered.content).toContain('CHILD-AGAIN: and cheaper ones')
+    expect(delivered.content).toContain(child.id)
+    expect(
+      rig.events.find((event) => event.type === 'message' && event.agent_id === root_agent_id && event.data.by === 'arbor'),
+    ).toMatchObject({
+      data: { background_results: [child.id] },
+    })
+    expect(rig.events.filter((event) => event.type === 'error')).toEqual([])
+    expect((await rig.engine.handlers.getTree({ job_id })).answer).toContain('ROOT-DONE')
+  })
+
   it('refuses, changing nothing: a running job, an unknown job or agent, an imported job, an empty or over-long text', async () => {
     const where = project()
     const server = await startFakeOpenAI({

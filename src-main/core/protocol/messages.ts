@@ -83,6 +83,8 @@ export const taskRequestSchema = z.object({
   subagent_type: z.string().min(1),
   model: z.enum(['main', 'light']).optional(),
   context: z.record(z.string(), z.unknown()).optional(),
+  /** Return at once; the child's envelope comes later as `background_end`. */
+  background: z.boolean().optional(),
 })
 export type TaskRequest = z.infer<typeof taskRequestSchema>
 
@@ -173,6 +175,23 @@ export const toAgentSchema = z.discriminatedUnion('type', [
     /** What the user said with a denial, for the model to take another route. */
     message: z.string().max(maxApprovalMessage).optional(),
   }),
+  /**
+   * A background spawn was granted: the `task` call returns now, saying whether the child started
+   * or waits (queued behind running children, or held while spawning is paused).
+   */
+  z.object({
+    type: z.literal('spawn_started'),
+    call_id: z.string(),
+    agent_id: z.string(),
+    status: z.enum(['started', 'queued', 'held']),
+  }),
+  /** A background child ended (or its spawn was cancelled): its envelope, sent once. */
+  z.object({ type: z.literal('background_end'), agent_id: z.string(), envelope: envelopeSchema }),
+  /**
+   * A finished child the user followed up ended again while this agent runs: its new envelope,
+   * delivered before this agent's next model call as background results are.
+   */
+  z.object({ type: z.literal('child_result'), agent_id: z.string(), description: z.string(), envelope: envelopeSchema }),
   /** The user's message to this agent: delivered before its next model call, as a user message. */
   z.object({ type: z.literal('steer'), steer_id: z.string(), text: z.string().min(1).max(maxSteerMessage), sent_at: z.string() }),
 ])

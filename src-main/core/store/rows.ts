@@ -52,6 +52,7 @@ export interface AgentRow {
   started_at: string | null
   ended_at: string | null
   last_event_at: string
+  background: number
 }
 
 export interface EventRow {
@@ -159,9 +160,15 @@ export const agentFromRow = (row: AgentRow): AgentNode => ({
   started_at: row.started_at,
   ended_at: row.ended_at,
   last_event_at: row.last_event_at,
+  // Only background children carry the flag, so every other node reads as it did before.
+  ...(row.background === 1 ? { background: true } : {}),
 })
 
-export const agentToRow = (agent: AgentNode): AgentRow => ({ ...agent, usage: JSON.stringify(agent.usage) })
+export const agentToRow = (agent: AgentNode): AgentRow => ({
+  ...agent,
+  usage: JSON.stringify(agent.usage),
+  background: agent.background ? 1 : 0,
+})
 
 /** A stored event: its data was checked when it was recorded (typed) or imported (parsed), so it is trusted here. */
 export const eventFromRow = (row: EventRow): TraceEvent =>
@@ -192,5 +199,5 @@ export const jobProgressColumns = jobProgressKeys.join(', ')
 export const jobOwnerColumns = 'owner_token, owner_pid, owner_host, heartbeat_at'
 export const agentColumns =
   'id, job_id, parent_id, depth, label, profile, model, task, status, terminal_reason, current_tool, steps, ' +
-  'max_steps, total_token_budget, usage, cost_usd, created_at, started_at, ended_at, last_event_at'
+  'max_steps, total_token_budget, usage, cost_usd, created_at, started_at, ended_at, last_event_at, background'
 export const eventColumns = 'seq, job_id, agent_id, parent_id, depth, type, ts, data'

@@ -121,6 +121,11 @@ export interface AgentRuntime {
   clock: WallClock | null
   /** Requests waiting for the user in this agent's subtree, its own included (its clock is paused while any do). */
   userWaits: number
+  /**
+   * The user followed this finished child up while its parent runs: its next envelope reaches the
+   * parent as a message (`child_result`), since no call of the parent waits for it.
+   */
+  reportsToParent: boolean
   /** The user's messages sent to the agent and not delivered yet, by steer id. */
   steers: Map<string, PendingSteer>
 }
@@ -205,9 +210,13 @@ export function newAgentRuntime(fields: {
     readyTimer: null,
     clock: null,
     userWaits: 0,
+    reportsToParent: false,
     steers: new Map(),
   }
 }
+
+/** A child its parent did not wait for (`task` with `background: true`). */
+export const isBackground = (agent: AgentRuntime): boolean => agent.request?.background === true
 
 export const isLive = (agent: AgentRuntime): boolean => agent.status === 'running' || agent.status === 'waiting_approval'
 
@@ -220,7 +229,6 @@ export function subtreePostOrder(agent: AgentRuntime): AgentRuntime[] {
   return [...agent.children.flatMap(subtreePostOrder), agent]
 }
 
-/** What the parent's `subagent.*` events say of a child. */
 /** What every subagent.* event on the parent says about the child. */
 export function childEventData(child: AgentRuntime): EventData<'subagent.request'> {
   return {
@@ -229,6 +237,7 @@ export function childEventData(child: AgentRuntime): EventData<'subagent.request
     profile: child.profile.name,
     description: child.label,
     task: child.request?.prompt ?? child.task,
+    ...(child.request?.background ? { background: true as const } : {}),
   }
 }
 

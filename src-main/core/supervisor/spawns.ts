@@ -21,6 +21,8 @@ export interface SpawnsOptions {
  * `task` calls, from request to start: each is checked against the spawn policy
  * (spawn-policy.ts, product.md §4) and denied, held while spawning is paused, queued behind the
  * parent's running children, or started. Every outcome is a `subagent.*` event on the parent.
+ * A background spawn (`background: true`) that is granted answers the parent at once with
+ * `spawn_started`; its envelope goes to the parent as `background_end` when it ends.
  */
 export class Spawns {
   constructor(private readonly options: SpawnsOptions) {}
@@ -36,6 +38,7 @@ export class Spawns {
       profile: request.subagent_type,
       description: request.description,
       task: request.prompt,
+      ...(request.background ? { background: true as const } : {}),
     }
     trace.agent(parent, 'subagent.request', spawnData)
     const now = Date.now()
@@ -77,6 +80,11 @@ export class Spawns {
       callId,
       status: 'queued',
     })
+    if (request.background) {
+      // The parent's call returns now, before the child can end: its `background_end` comes after this.
+      const status = decision.kind === 'hold' ? 'held' : decision.kind === 'queue' ? 'queued' : 'started'
+      this.options.send(parent, { type: 'spawn_started', call_id: callId, agent_id: child.id, status })
+    }
     if (decision.kind === 'hold') {
       child.status = 'held'
       trace.agent(parent, 'subagent.held', { ...childEventData(child), reason: 'spawning is paused' })

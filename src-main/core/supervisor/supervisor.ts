@@ -25,6 +25,7 @@ import { renderFirstMessage } from './request'
 import {
   buildEnvelope,
   childEventData,
+  isBackground,
   isLive,
   runningChildren,
   newAgentRuntime,
@@ -299,8 +300,9 @@ export class Supervisor {
    * Continues an agent that ended (the root by default) with the user's new message: it resumes
    * with its whole history, rebuilt from the trace, in the same job and tree, its totals carried
    * on; the job runs again and ends again when it does. A job not run in this process is read
-   * back from the trace first. Refused (FollowUpRefused) for an agent that has not ended, one
-   * whose parent still runs, a job over its budget, or a trace that cannot be rebuilt.
+   * back from the trace first. A child whose parent still runs sends its new envelope to the
+   * parent as a message (`child_result`). Refused (FollowUpRefused) for an agent that has not
+   * ended, a job over its budget, or a trace that cannot be rebuilt.
    */
   async followUp(options: FollowUpOptions): Promise<{ agent_id: string }> {
     const source = this.options.resumeSource
@@ -311,9 +313,6 @@ export class Supervisor {
     if (!agent.ended || this.resuming.has(agent.id)) {
       const status = agent.ended ? 'being continued' : agent.status
       throw new FollowUpRefused('conflict', `${agent.label} is ${status}: send a running agent a message instead`)
-    }
-    if (agent.parent && !agent.parent.ended) {
-      throw new FollowUpRefused('conflict', `${agent.label}'s parent ${agent.parent.label} still runs: send it a message instead`)
     }
     const history = rebuildHistory(source.agentEvents(agent.id))
     if ('error' in history) throw new FollowUpRefused('conflict', `${agent.label} cannot be continued: ${history.error}`)
@@ -333,6 +332,9 @@ export class Supervisor {
     } finally {
       this.resuming.delete(agent.id)
     }
+    // No call of a parent that still runs waits for it: its next envelope reaches the parent as a message.
+    agent.reportsToParent = agent.parent !== null && !agent.parent.ended
+    agent.callId = agent.reportsToParent ? null : agent.callId
     this.resume(agent, text, history, { by: 'user', ...(options.budgets ? { budgets: options.budgets } : {}) })
     return { agent_id: agent.id }
   }
@@ -442,7 +444,10 @@ export class Supervisor {
       this.resuming.delete(child.id)
     }
     if (parent.ended || parent.stopping) return
+    // This call waits for its envelope now, a background child's too.
     child.callId = callId
+    child.reportsToParent = false
+    if (child.request?.background) child.request = { ...child.request, background: false }
     this.trace.agent(parent, 'subagent.start', { ...childEventData(child), task: job.redactor.redact(prompt), resumed: true })
     this.resume(child, job.redactor.redact(prompt), history, { by: 'parent', call_id: callId })
   }
@@ -536,6 +541,7 @@ export class Supervisor {
       context_token_budget: agent.profile.context_token_budget,
       total_token_budget: agent.profile.total_token_budget ?? job.settings.job_token_budget,
       ...projectInstructionsData(agent),
+      ...(isBackground(agent) ? { background: true as const } : {}),
     })
   }
 
@@ -578,7 +584,15 @@ export class Supervisor {
       return
     }
     const { event } = parsed
-    if (event.type === 'message' && 'by' in event.data) {
+    if (event.type === 'message' && event.data.by === 'arbor' && !this.isArborMessage(agent, event.data.background_results)) {
+      const { by: _by, background_results: _results, delivered_at: _delivered, ...plain } = event.data
+      this.trace.agent(agent, 'error', {
+        message: 'the agent marked a message as Arbor’s that carries results of no ended background child of its own; recorded as its own',
+      })
+      this.trace.agent(agent, 'message', plain, ts)
+      return
+    }
+    if (event.type === 'message' && event.data.by === 'user') {
       // Only a message the user sent this agent may say it is the user's.
       const steer = typeof event.data.steer_id === 'string' ? agent.steers.get(event.data.steer_id) : undefined
       if (!steer) {
@@ -598,6 +612,18 @@ export class Supervisor {
       agent.lastText = event.data.content
     }
     this.trace.agent(agent, event.type, event.data, ts)
+  }
+
+  /**
+   * A message the agent marks as Arbor's is one of two: a refused finish (no results), or the
+   * delivery of envelopes, each of an ended background child of its own.
+   */
+  private isArborMessage(agent: AgentRuntime, results: string[] | undefined): boolean {
+    if (results === undefined) return true
+    return results.every((id) => {
+      const child = this.agents.get(id)
+      return child !== undefined && child.parent === agent && (isBackground(child) || child.reportsToParent) && child.ended
+    })
   }
 
   /** The one place a model call's usage is counted: recorded as `llm.call`, then checked against the job's caps. */
@@ -700,7 +726,12 @@ export class Supervisor {
     const parent = agent.parent
     if (parent) {
       this.trace.agent(parent, 'subagent.end', { ...childEventData(agent), envelope })
-      if (!parent.ended && agent.callId) {
+      if (!parent.ended && agent.reportsToParent) {
+        this.send(parent, { type: 'child_result', agent_id: agent.id, description: agent.label, envelope })
+      } else if (!parent.ended && agent.callId && isBackground(agent)) {
+        // Its parent's call returned long ago: the envelope (a cancelled spawn's too) arrives on its own.
+        this.send(parent, { type: 'background_end', agent_id: agent.id, envelope })
+      } else if (!parent.ended && agent.callId) {
         this.send(parent, {
           type: 'spawn_result',
           call_id: agent.callId,
@@ -708,6 +739,10 @@ export class Supervisor {
         })
       }
       this.spawns.pump(parent)
+    }
+    // Background children (and children followed up while it ran) do not outlive their parent: nobody would await them.
+    for (const child of agent.children) {
+      if (!child.ended && (isBackground(child) || child.reportsToParent)) this.stop(child, 'cancelled', 'cancelled')
     }
     const job = agent.job
     if (agent === job.root) {

@@ -68,6 +68,10 @@ const spawn = {
   profile: z.string(),
   description: z.string().meta({ description: "the task call's short description; the child's label" }),
   task: z.string().meta({ description: 'the prompt given to the child' }),
+  background: z
+    .literal(true)
+    .optional()
+    .meta({ description: "`task` with `background: true`: the parent's call returned at once; the envelope came later" }),
 }
 const spawnReason = z.string().meta({ description: 'why the child is held, queued or denied' })
 
@@ -114,6 +118,7 @@ export const eventDataSchemas = {
       .looseObject({ file: z.string(), bytes: count, truncated: z.boolean() })
       .optional()
       .meta({ description: "the root only: the project's AGENTS.md or CLAUDE.md that went into its system prompt" }),
+    background: z.literal(true).optional().meta({ description: 'a background child: its parent went on without waiting for it' }),
   }),
   'agent.end': z.looseObject({
     status: agentStatus,
@@ -138,13 +143,20 @@ export const eventDataSchemas = {
     content: z.string(),
     tool_calls: z.array(toolCall).optional(),
     tool_call_id: z.string().optional(),
-    by: z
-      .literal('user')
+    by: z.enum(['user', 'arbor']).optional().meta({
+      description:
+        '`user`: a message the user sent the running agent (steer), delivered at a step boundary; `arbor`: one Arbor wrote (background results, a refused finish)',
+    }),
+    background_results: z
+      .array(z.string())
       .optional()
-      .meta({ description: 'a message the user sent the running agent (steer), delivered at a step boundary' }),
+      .meta({ description: 'by arbor: the background children whose envelopes this message delivers, by agent id' }),
     steer_id: z.string().optional(),
     sent_at: z.string().optional().meta({ description: 'when the user sent it (steer messages)' }),
-    delivered_at: z.string().optional().meta({ description: 'when the agent took it in, before its next model call (steer messages)' }),
+    delivered_at: z
+      .string()
+      .optional()
+      .meta({ description: 'when the agent took it in, before its next model call (steer and background-result messages)' }),
   }),
   'llm.call': z.looseObject({
     provider: z.string(),

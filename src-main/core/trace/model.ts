@@ -118,4 +118,6 @@ export interface AgentNode {
   started_at: string | null
   ended_at: string | null
   last_event_at: string
+  /** A background child (`task` with `background: true`): its parent went on without waiting. Absent otherwise. */
+  background?: boolean
 }

@@ -25,6 +25,7 @@ export function reduceAgents(event: TraceEvent, get: (id: string) => AgentNode |
           profile: data.profile || 'general',
           task: data.task,
           status,
+          ...(data.background ? { background: true } : {}),
         },
       ]
     }
@@ -47,6 +48,7 @@ export function reduceAgents(event: TraceEvent, get: (id: string) => AgentNode |
           status: 'running',
           started_at: event.ts,
           last_event_at: event.ts,
+          ...(data.background ? { background: true } : {}),
         },
       ]
     }

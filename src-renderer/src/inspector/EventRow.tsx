@@ -1,6 +1,7 @@
 import { memo, type ReactNode } from 'react'
 import type { TraceEvent } from '@core/trace/events'
-import { formatTime } from '../util/format'
+import { envelopesOfDelivery } from '@core/trace/background-results'
+import { formatTime, shortId } from '../util/format'
 import { EnvelopeCard, envelopeOfEnd } from './EnvelopeCard'
 import { asText, LongText } from './LongText'
 import { describeEvent } from './describe-event'
@@ -34,6 +35,22 @@ function eventBody(event: TraceEvent): ReactNode {
   switch (event.type) {
     case 'message': {
       const { content, role, tool_calls } = event.data
+      // Background results read as the envelopes they carry, each a card, rather than as JSON.
+      const delivered = event.data.background_results ? envelopesOfDelivery(content) : null
+      if (delivered) {
+        return (
+          <div className="event-row__envelopes" data-testid="background-results">
+            {delivered.map((envelope) => (
+              <div key={envelope.agent_id}>
+                <div className="muted small" title={envelope.agent_id}>
+                  {envelope.profile} · {shortId(envelope.agent_id)}
+                </div>
+                <EnvelopeCard envelope={envelope} />
+              </div>
+            ))}
+          </div>
+        )
+      }
       return (
         <>
           <LongText text={content} className={`role-${role}`} />

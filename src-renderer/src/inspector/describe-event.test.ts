@@ -47,6 +47,22 @@ describe('describeEvent', () => {
     expect(describeEvent(call).summary).toBe('gpt-4o · in 1.2k · out 80 · cached 1.0k · $0.0042 · 1.5s · stop')
     expect(describeEvent(event('budget.warning', null, { share: 0.83 })).summary).toBe('83% of the job budget used')
   })
+
+  it("tells Arbor's messages apart: background results, and a refused finish", () => {
+    const event = eventFactory()
+    const delivery = event('message', 'root', { role: 'user', content: '…', by: 'arbor', background_results: ['agent_a', 'agent_b'] })
+    expect(describeEvent(delivery)).toEqual({ title: 'arbor', summary: 'results of 2 background subagents', tone: 'agent' })
+    const refusal = event('message', 'root', { role: 'user', content: '[Arbor] Not finished: …', by: 'arbor' })
+    expect(describeEvent(refusal)).toEqual({ title: 'arbor', summary: 'finish refused: background subagents still run', tone: 'warn' })
+    expect(describeEvent(event('message', 'root', { role: 'user', content: 'task' })).title).toBe('user')
+    const spawn = event('subagent.request', 'root', {
+      description: 'HELPER',
+      profile: 'general',
+      child_agent_id: 'agent_h',
+      background: true,
+    })
+    expect(describeEvent(spawn).summary).toBe('HELPER · general · background')
+  })
 })
 
 describe("a held spawn's edited prompt", () => {

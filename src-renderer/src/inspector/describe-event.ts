@@ -9,6 +9,8 @@ export interface EventDescription {
   tone: Tone
 }
 
+const plural = (count: number, noun: string): string => `${count} ${noun}${count === 1 ? '' : 's'}`
+
 const join = (...parts: (string | false | null | undefined)[]): string => parts.filter(Boolean).join(' · ')
 
 /** What the root's `agent.start` records of the AGENTS.md / CLAUDE.md that went into its system prompt. */
@@ -33,6 +35,13 @@ export function describeEvent(event: TraceEvent): EventDescription {
         // A message the user sent while the agent ran: when it was sent, and when it arrived.
         const at = (value: unknown) => (typeof value === 'string' ? new Date(value).toLocaleTimeString() : '?')
         return { title: 'you', summary: `sent ${at(event.data.sent_at)} · delivered ${at(event.data.delivered_at)}`, tone: 'warn' }
+      }
+      if (event.data.by === 'arbor') {
+        // Written by Arbor into the agent's history: background children's results, or a refused finish.
+        const results = event.data.background_results ?? []
+        return results.length > 0
+          ? { title: 'arbor', summary: `results of ${plural(results.length, 'background subagent')}`, tone: 'agent' }
+          : { title: 'arbor', summary: 'finish refused: background subagents still run', tone: 'warn' }
       }
       return { title: role, summary: tool_call_id ? `for ${tool_call_id}` : '', tone: 'neutral' }
     }
@@ -88,7 +97,11 @@ export function describeEvent(event: TraceEvent): EventDescription {
       }
     }
     case 'subagent.request':
-      return { title: 'spawn', summary: join(event.data.description, event.data.profile), tone: 'agent' }
+      return {
+        title: 'spawn',
+        summary: join(event.data.description, event.data.profile, event.data.background && 'background'),
+        tone: 'agent',
+      }
     case 'subagent.held':
     case 'subagent.queued':
     case 'subagent.start':

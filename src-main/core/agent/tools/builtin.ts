@@ -1,4 +1,5 @@
 import { attemptCompletionTool } from './attempt-completion'
+import { awaitTasksTool } from './await-tasks'
 import { bashTool } from './bash'
 import { editFileTool } from './edit-file'
 import { listFilesTool } from './list-files'
@@ -17,5 +18,6 @@ export const builtinTools: Tool[] = [
   editFileTool,
   bashTool,
   taskTool,
+  awaitTasksTool,
   attemptCompletionTool,
 ]

@@ -17,12 +17,20 @@ const parameters = z.object({
     .record(z.string(), z.unknown())
     .optional()
     .describe('Structured context handed to the subagent as JSON (paths, findings, constraints).'),
+  background: z
+    .boolean()
+    .optional()
+    .describe(
+      'Run the subagent in the background: returns at once with its agent_id; its envelope comes with await_tasks, or as a message when it ends. You cannot finish while a background subagent runs.',
+    ),
 })
 
 /**
  * Delegates to a child agent through the supervisor. Several `task` calls in one assistant
  * message run in parallel (the loop runs a message's calls concurrently). The child's envelope
- * is the result; a denied or failed spawn is an error result.
+ * is the result; a denied or failed spawn is an error result. With `background: true` the result
+ * is `{agent_id, status}` at once: `started`, or `queued`/`held` when the child waits for a slot
+ * or for spawning to resume (it starts by itself then).
  */
 export const taskTool = defineTool({
   name: 'task',
@@ -32,14 +40,26 @@ export const taskTool = defineTool({
   async execute({ resume, ...args }, context) {
     if (resume !== undefined) {
       if (!context.resumeChild) throw new ToolError('resuming a subagent is not available here')
+      if (args.background) throw new ToolError('a resumed subagent does not run in the background: leave out background')
       const outcome = await context.resumeChild(resume, args.prompt)
       if (!outcome.ok) throw new ToolError(`the subagent did not resume: ${outcome.error}`)
+      if ('started' in outcome) throw new ToolError('the subagent did not resume: it was started instead')
       return JSON.stringify(outcome.envelope)
     }
     const { description, subagent_type } = args
     if (!description || !subagent_type) throw new ToolError('a new subagent needs a description and a subagent_type (or give resume)')
     const outcome = await context.spawn({ ...args, description, subagent_type })
     if (!outcome.ok) throw new ToolError(`the subagent did not run: ${outcome.error}`)
+    if ('started' in outcome) {
+      const { agent_id, status } = outcome.started
+      return JSON.stringify({ agent_id, status, note: backgroundNote[status] })
+    }
     return JSON.stringify(outcome.envelope)
   },
 })
+
+const backgroundNote = {
+  started: 'Running in the background. Its envelope comes with await_tasks, or as a message when it ends.',
+  queued: 'Queued behind your running subagents; it starts when one ends. Its envelope comes with await_tasks, or as a message.',
+  held: 'Held: spawning is paused by the user; it starts when spawning resumes. Its envelope comes with await_tasks, or as a message.',
+} as const

@@ -123,9 +123,10 @@ describe('list_files', () => {
 })
 
 describe('Toolset', () => {
-  it('gives each tool a JSON schema for the model', () => {
+  it('gives each tool a JSON schema for the model; await_tasks comes with task', () => {
     const definitions = new Toolset(builtinTools, ['read_file', 'task']).definitions()
-    expect(definitions.map((definition) => definition.name)).toEqual(['read_file', 'task', 'attempt_completion'])
+    expect(definitions.map((definition) => definition.name)).toEqual(['read_file', 'task', 'await_tasks', 'attempt_completion'])
+    expect(new Toolset(builtinTools, ['read_file']).names).toEqual(['read_file', 'attempt_completion'])
     expect(definitions[0]!.parameters).toMatchObject({
       type: 'object',
       required: ['path'],

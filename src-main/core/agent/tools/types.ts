@@ -1,9 +1,41 @@
 import type { z } from 'zod'
 import type { SandboxPolicy, TaskRequest, ToAgent } from '../../protocol/messages'
+import type { Envelope } from '../../trace/events'
 import { ArborError } from '../../errors'
 
 /** The supervisor's answer to a spawn request: the child's envelope, or why it did not run. */
 export type SpawnResult = Extract<ToAgent, { type: 'spawn_result' }>['result']
+
+/** A background spawn the supervisor granted: the child's id, and whether it started or waits. */
+export type BackgroundStart = Omit<Extract<ToAgent, { type: 'spawn_started' }>, 'type' | 'call_id'>
+
+/** What a `task` call gets back: a waiting child's envelope (or why it did not run), or a background child's start. */
+export type SpawnOutcome = SpawnResult | { ok: true; started: BackgroundStart }
+
+/** A background child of this agent, as the agent knows it. */
+export interface BackgroundChild {
+  agent_id: string
+  /** The `task` call's description: the child's label. */
+  description: string
+}
+
+/**
+ * This agent's background children (`task` with `background: true`). Each ended child's envelope
+ * is handed out once: by `await_tasks`, or else delivered before the next model call.
+ */
+export interface BackgroundTasks {
+  /** Children started in the background that have not ended yet (as far as this agent has heard). */
+  running(): BackgroundChild[]
+  /** Every background child this agent has, ended or not. */
+  known(): BackgroundChild[]
+  /**
+   * Resolves once one of `agentIds` (all when absent) has an envelope not handed out yet, or at
+   * `timeoutMs`, or when `signal` aborts; takes and returns every such envelope among them.
+   */
+  wait(agentIds: string[] | undefined, timeoutMs: number | undefined, signal?: AbortSignal): Promise<Envelope[]>
+  /** Takes the envelopes of ended children not handed out yet. */
+  takeEnded(): Envelope[]
+}
 
 /** A risky action the agent wants to take, as the supervisor (and the user) sees it. */
 export interface ApprovalRequest {
@@ -28,10 +60,12 @@ export interface ToolContext {
   /** The id of the tool call being run. */
   callId: string
   signal?: AbortSignal
-  /** Ask the supervisor for a child agent and wait for its envelope (the `task` tool). */
-  spawn(request: TaskRequest): Promise<SpawnResult>
+  /** Ask the supervisor for a child agent and wait for its envelope, or its start when in the background (the `task` tool). */
+  spawn(request: TaskRequest): Promise<SpawnOutcome>
+  /** This agent's background children (`await_tasks`; `attempt_completion` refuses while any runs). */
+  background?: BackgroundTasks
   /** Ask the supervisor to continue a finished child of this agent with a new prompt, and wait for its new envelope. */
-  resumeChild?(agentId: string, prompt: string): Promise<SpawnResult>
+  resumeChild?(agentId: string, prompt: string): Promise<SpawnOutcome>
   /**
    * Ask the supervisor to approve a risky action and wait for the decision (the `bash` tool).
    * Rejects when the agent is stopped meanwhile. Without it, risky actions are refused.
