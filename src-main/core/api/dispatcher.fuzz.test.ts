@@ -115,6 +115,10 @@ function validRequests(ids: { project: string; jobId: string; agentId: string })
     setSubagentApprovals: [{ job_id: jobId, mode: 'ask' }],
     revokeApprovedCommand: [{ job_id: jobId, command: 'rm notes.txt' }],
     steerAgent: [{ agent_id: agentId, text: 'look at cart.ts first' }],
+    stopAgent: [
+      { agent_id: agentId, mode: 'wrap_up' },
+      { agent_id: agentId, mode: 'kill' },
+    ],
     decideApproval: [{ approval_id: 'approval-1', decision: 'approved' }],
     exportJob: [
       { job_id: jobId, path: 'trace.jsonl', format: 'jsonl' },
