@@ -38,7 +38,10 @@ interface PlannedJob {
 
 async function runPlanned(projectDir: string, values: CliValues, planned: PlannedJob): Promise<number> {
   const { engine, dbFile } = cliEngine(values.db, projectDir, intOption(values['warm-pool'], 'warm-pool'))
-  closeOnSignal(engine)
+  const interactive = Boolean(process.stdin.isTTY && process.stdout.isTTY)
+  const running: { jobId?: string } = {}
+  // On a terminal the first Ctrl-C wraps the whole job up (the root, so every agent), the second kills it.
+  closeOnSignal(engine, interactive ? () => running.jobId !== undefined && wrapUpJob(engine, running.jobId) : undefined)
   const loadedProfiles = engine.profilesFor(projectDir)
   let newJob: NewJob
   try {
@@ -52,7 +55,6 @@ async function runPlanned(projectDir: string, values: CliValues, planned: Planne
   const json = values.json ?? false
   const say = json ? (line: string) => console.error(line) : (line: string) => console.log(line)
   engine.subscribe(printTree(say))
-  const interactive = Boolean(process.stdin.isTTY && process.stdout.isTTY)
   let subagentApprovals = approvalModeOf(newJob)
   if (subagentApprovals === 'ask' && !interactive) {
     // Nobody to ask: said once, here, rather than on every denied command.
@@ -70,6 +72,7 @@ async function runPlanned(projectDir: string, values: CliValues, planned: Planne
     loadedProfiles,
     subagentApprovals,
   })
+  running.jobId = jobId
   await engine.waitForJob(jobId)
   const { job, agents } = await engine.handlers.getTree({ job_id: jobId })
   const root = agents.find((agent) => agent.parent_id === null)
@@ -92,6 +95,18 @@ async function runPlanned(projectDir: string, values: CliValues, planned: Planne
   }
   await engine.close()
   return job.status === 'completed' ? 0 : 1
+}
+
+/** Asks the job's root, and so every agent, to wrap up; false when nothing is left to wrap up. */
+function wrapUpJob(engine: Engine, jobId: string): boolean {
+  const root = engine.supervisor.rootAgentId(jobId)
+  if (!root || !engine.supervisor.isActive(jobId)) return false
+  try {
+    engine.supervisor.wrapUp(root)
+    return true
+  } catch {
+    return false
+  }
 }
 
 /** The options checked as the API checks a new job; `--no-sandbox` confirmed on the terminal or by `--yes`. */

@@ -78,7 +78,10 @@ async function waitUntil(condition: () => boolean, what: string, timeoutMs = 30_
 describe('wrapping up an agent', () => {
   it('wraps up a parent with two running children: children first, all three end with envelopes marked wrapped_up, within their steps', async () => {
     const rig = makeEngine()
-    const spawn = (name: string) => ({ name: 'task', arguments: { description: name, prompt: `${name}: look around.`, subagent_type: 'worker' } })
+    const spawn = (name: string) => ({
+      name: 'task',
+      arguments: { description: name, prompt: `${name}: look around.`, subagent_type: 'worker' },
+    })
     const server = await startFakeOpenAI({
       route: (request) => {
         const view = openaiView(request)
@@ -92,7 +95,9 @@ describe('wrapping up an agent', () => {
         }
         if (view.turn === 0) return { text: 'Two children.', tool_calls: [spawn('CHILD-A'), spawn('CHILD-B')] }
         // The root answers in plain text once told to wrap up (its children's envelopes are in).
-        return toldToWrapUp(view, request.body) ? { text: 'ROOT: wrapped up with what the children had.' } : { tool_calls: [bash('sleep 1')] }
+        return toldToWrapUp(view, request.body)
+          ? { text: 'ROOT: wrapped up with what the children had.' }
+          : { tool_calls: [bash('sleep 1')] }
       },
     })
     cleanups.push(() => server.close())
@@ -121,9 +126,12 @@ describe('wrapping up an agent', () => {
     for (const id of [...children, root_agent_id]) expect(stepsAfterWrapUp(events, id)).toBeLessThanOrEqual(2)
     // One request and one delivery each, the request recorded with who asked and for which agent.
     const wrapUps = events.filter((event): event is EventOf<'agent.wrap_up'> => event.type === 'agent.wrap_up')
-    expect(wrapUps.filter((event) => event.data.phase === 'requested').map((event) => event.agent_id).sort()).toEqual(
-      [...children, root_agent_id].sort(),
-    )
+    expect(
+      wrapUps
+        .filter((event) => event.data.phase === 'requested')
+        .map((event) => event.agent_id)
+        .sort(),
+    ).toEqual([...children, root_agent_id].sort())
     for (const event of wrapUps) expect(event.data).toMatchObject({ by: 'user', target: root_agent_id })
     const deliveries = wrapUps.filter((event) => event.data.phase === 'delivered')
     expect(deliveries.map((event) => event.agent_id).sort()).toEqual([...children, root_agent_id].sort())
@@ -207,12 +215,16 @@ describe('wrapping up an agent', () => {
 
   it('cancels a queued child that never started, and its parent’s task call says why', async () => {
     const rig = makeEngine()
-    const spawn = (name: string) => ({ name: 'task', arguments: { description: name, prompt: `${name}: look around.`, subagent_type: 'worker' } })
+    const spawn = (name: string) => ({
+      name: 'task',
+      arguments: { description: name, prompt: `${name}: look around.`, subagent_type: 'worker' },
+    })
     const server = await startFakeOpenAI({
       route: (request) => {
         const view = openaiView(request)
         if (view.first_user.includes('CHILD-')) {
-          if (toldToWrapUp(view, request.body)) return { tool_calls: [{ name: 'attempt_completion', arguments: { result: 'child report' } }] }
+          if (toldToWrapUp(view, request.body))
+            return { tool_calls: [{ name: 'attempt_completion', arguments: { result: 'child report' } }] }
           return { tool_calls: [bash('sleep 2')] }
         }
         if (view.turn === 0) return { tool_calls: [spawn('CHILD-RUNS'), spawn('CHILD-QUEUED')] }
@@ -233,7 +245,11 @@ describe('wrapping up an agent', () => {
     const events = await jobEvents(rig.engine, job_id)
     expect(events.filter((event) => event.type === 'agent.start' && event.agent_id === queuedId)).toEqual([])
     const rootRequest = server.requests.filter((request) => !openaiView(request).first_user.includes('CHILD-')).at(-1)!
-    expect(openaiView(rootRequest).tool_results.map((result) => result.content).join('\n')).toContain('spawn cancelled: its parent is wrapping up')
+    expect(
+      openaiView(rootRequest)
+        .tool_results.map((result) => result.content)
+        .join('\n'),
+    ).toContain('spawn cancelled: its parent is wrapping up')
   })
 })
 

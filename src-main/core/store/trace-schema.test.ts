@@ -91,7 +91,10 @@ async function runRealJobs(): Promise<string[]> {
   await engine.waitForJob(second)
 
   // The user wraps the root up while its command runs (agent.wrap_up, requested then delivered).
-  const third = start({ root: [{ tool_calls: [{ name: 'bash', arguments: { command: 'sleep 1' } }] }, complete('wrapped up')], children: {} }, {})
+  const third = start(
+    { root: [{ tool_calls: [{ name: 'bash', arguments: { command: 'sleep 1' } }] }, complete('wrapped up')], children: {} },
+    {},
+  )
   const root = engine.supervisor.rootAgentId(third)!
   await rig.waitFor((event) => event.type === 'tool.call' && event.agent_id === root)
   engine.supervisor.wrapUp(root)

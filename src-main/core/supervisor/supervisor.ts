@@ -564,7 +564,12 @@ export class Supervisor {
     if (agent.ended) return
     if (agent.stopping) {
       const { status, reason, summary } = agent.stopping
-      this.finish(agent, { status, terminalReason: reason, result: agent.lastText || null, summary: summary ?? partialSummary(agent, reason) })
+      this.finish(agent, {
+        status,
+        terminalReason: reason,
+        result: agent.lastText || null,
+        summary: summary ?? partialSummary(agent, reason),
+      })
       return
     }
     this.trace.agent(agent, 'error', { message: `agent process exited unexpectedly (code ${code}, signal ${signal})` })
