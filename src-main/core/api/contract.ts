@@ -331,6 +331,8 @@ export interface ApiOutputs {
     approvals: PendingApproval[]
     /** Commands the user approved for the whole job (running jobs of this process only). */
     approved_commands: string[]
+    /** Agents told to wrap up that have not ended (running jobs of this process only). */
+    wrapping_up?: string[]
     answer: string | null
     next: TreePage | null
   }

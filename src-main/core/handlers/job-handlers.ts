@@ -66,6 +66,7 @@ export function jobHandlers(context: EngineContext): JobHandlers {
         last_seq: lastSeq(db, job_id),
         approvals: supervisor.pendingApprovals(job_id).map((approval) => ({ ...approval, job_id })),
         approved_commands: supervisor.approvedCommands(job_id),
+        wrapping_up: supervisor.wrappingUp(job_id),
         answer: rootAnswer(db, job_id),
       }
       return treeSnapshots.first(snapshot, limit)

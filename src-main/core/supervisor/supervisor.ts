@@ -276,6 +276,12 @@ export class Supervisor {
     })
   }
 
+  /** The job's agents told to wrap up that have not ended yet (running jobs of this process only). */
+  wrappingUp(jobId: string): string[] {
+    const job = this.jobs.get(jobId)
+    return job ? [...job.agents.values()].filter((agent) => agent.wrapUp && !agent.ended).map((agent) => agent.id) : []
+  }
+
   /** Forgets a command approved for the whole job; false when the job had no such rule. */
   revokeApprovedCommand(jobId: string, command: string): boolean {
     const job = this.jobs.get(jobId)

@@ -209,11 +209,32 @@ function SteerBox({ agentId }: { agentId: string }) {
         <span className="muted small" data-testid="steer-pending">
           {sending > 0 ? `${sending} waiting for the agent’s next step…` : 'Ctrl/Cmd-Enter sends'}
         </span>
+        <WrapUpButton agentId={agentId} />
         <button className="button" type="submit" data-testid="steer-send" disabled={!text.trim()}>
           Send
         </button>
       </div>
     </form>
+  )
+}
+
+/**
+ * Wrap up: the agent and its branch are told at their next step to finish and report, within 2
+ * steps (then they end as killed). Once asked, it says so instead.
+ */
+function WrapUpButton({ agentId }: { agentId: string }) {
+  const wrappingUp = useArbor((state) => state.tree.wrappingUp[agentId] === true)
+  return (
+    <button
+      className="button"
+      type="button"
+      data-testid="wrap-up"
+      disabled={wrappingUp}
+      title="Tell this agent and its branch to finish now and report what they have, within 2 steps (W)"
+      onClick={() => void useArbor.getState().wrapUpAgent(agentId)}
+    >
+      {wrappingUp ? 'Wrapping up…' : 'Wrap up'}
+    </button>
   )
 }
 

@@ -1,7 +1,16 @@
 /** Every keyboard shortcut of the project view, in one place: the handler and the help overlay read this. */
 
 export type ShortcutAction =
-  'newJob' | 'togglePause' | 'killBranch' | 'messageAgent' | 'toggleAutoApprove' | 'fitView' | 'exportJsonl' | 'settings' | 'help'
+  | 'newJob'
+  | 'togglePause'
+  | 'killBranch'
+  | 'wrapUp'
+  | 'messageAgent'
+  | 'toggleAutoApprove'
+  | 'fitView'
+  | 'exportJsonl'
+  | 'settings'
+  | 'help'
 
 export interface Shortcut {
   action: ShortcutAction
@@ -18,6 +27,7 @@ export const shortcuts: readonly Shortcut[] = [
     keys: ['K'],
     description: 'Kill the selected agent and its branch (asks first for the root or more than five agents)',
   },
+  { action: 'wrapUp', keys: ['W'], description: 'Wrap up the selected agent: it and its branch finish and report within 2 steps' },
   { action: 'messageAgent', keys: ['M'], description: 'Message the selected running agent (it reads it before its next step)' },
   { action: 'toggleAutoApprove', keys: ['A'], description: "Subagents' risky commands: deny → ask → approve" },
   { action: 'fitView', keys: ['F'], description: 'Fit the tree in view' },
@@ -31,6 +41,7 @@ const plainKeys: Record<string, ShortcutAction> = {
   n: 'newJob',
   p: 'togglePause',
   k: 'killBranch',
+  w: 'wrapUp',
   m: 'messageAgent',
   a: 'toggleAutoApprove',
   f: 'fitView',

@@ -57,6 +57,14 @@ export function runShortcut(action: ShortcutAction): void {
       requestAnimationFrame(() => focusSteerBox(agent.id))
       return
     }
+    case 'wrapUp': {
+      if (!liveJob()) return
+      const agent = state.selectedAgentId ? state.tree.agents[state.selectedAgentId] : undefined
+      if (!agent) return info('Select an agent first (click its node), then press W to wrap it up.')
+      if (!isActive(agent.status)) return info(`${agent.label} is not running: there is nothing to wrap up.`)
+      if (state.tree.wrappingUp[agent.id]) return info(`${agent.label} is already wrapping up.`)
+      return void state.wrapUpAgent(agent.id)
+    }
     case 'killBranch': {
       if (!liveJob()) return
       const agent = state.selectedAgentId ? state.tree.agents[state.selectedAgentId] : undefined

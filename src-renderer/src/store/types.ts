@@ -55,6 +55,8 @@ export interface ControlsSlice {
   /** Forgets a command approved for the whole job: the next one asks again. */
   revokeApprovedCommand(jobId: string, command: string): Promise<void>
   killAgent(agentId: string): Promise<void>
+  /** Asks a running agent, and its subtree, to finish and report within 2 steps (API stopAgent, wrap_up). */
+  wrapUpAgent(agentId: string): Promise<void>
   cancelSpawn(agentId: string): Promise<void>
   /** `scope: 'job'` approves the same command for the rest of the job; `message` goes to the agent with a denial. */
   decideApproval(
