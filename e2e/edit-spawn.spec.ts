@@ -59,7 +59,7 @@ test('the node menu edits a held spawn’s prompt; on resume the child runs with
   await arbor.root.click({ button: 'right' })
   const menu = page.getByTestId('node-menu')
   await expect(menu).toBeVisible()
-  await expect(menu.getByRole('menuitem')).toHaveText(['Inspect', 'Steer…', 'Kill'])
+  await expect(menu.getByRole('menuitem')).toHaveText(['Inspect', 'Steer…', 'Wrap up', 'Kill'])
   await arbor.screenshot('node-menu-running')
   await page.getByTestId('job-toolbar').click({ position: { x: 4, y: 4 } })
   await expect(menu).toBeHidden()
@@ -121,11 +121,11 @@ test('the node menu edits a held spawn’s prompt; on resume the child runs with
     expect(firstUser(request)).toContain(edited)
     expect(firstUser(request)).not.toContain(original)
   }
-  // An agent that has ended only offers to be inspected: `.` opens the selected node's menu.
+  // An agent that has ended offers to be inspected or followed up: `.` opens the selected node's menu.
   await page.locator(`[data-testid="agent-node"][data-agent-id="${childId}"]`).click()
   await page.keyboard.press('.')
   await expect(menu).toHaveAttribute('data-agent-id', childId)
-  await expect(menu.getByRole('menuitem')).toHaveText(['Inspect'])
+  await expect(menu.getByRole('menuitem')).toHaveText(['Inspect', 'Follow up…'])
   await page.keyboard.press('Escape')
   await expect(menu).toBeHidden()
 })

@@ -22,7 +22,7 @@ test('following up a completed job from the UI continues the root with its histo
   const complete = (result: string, delay_ms = 200) => ({ delay_ms, tool_calls: [{ name: 'attempt_completion', arguments: { result } }] })
   model = await startFakeOpenAI({
     route: openaiConversations([
-      { match: 'LISTER', turns: [complete('It sells carts and totals.')] },
+      { match: 'LISTER', turns: [complete('It sells carts and totals.'), complete('LISTER AGAIN: and gift wrap.')] },
       {
         match: rootMarker,
         turns: [
@@ -71,4 +71,24 @@ test('following up a completed job from the UI continues the root with its histo
   expect(JSON.stringify(next.slice(0, earlier.length))).toBe(JSON.stringify(earlier))
   expect(next.at(-1)).toEqual({ role: 'user', content: followUp })
   expect(next).toHaveLength(earlier.length + 3)
+
+  // A finished child, from its node's menu: Follow up… opens its inspector with the box focused.
+  const lister = page.locator('[data-testid="agent-node"][data-depth="1"]')
+  const listerId = (await lister.getAttribute('data-agent-id')) ?? ''
+  await lister.click({ button: 'right' })
+  const menu = page.getByTestId('node-menu')
+  await expect(menu.getByRole('menuitem')).toHaveText(['Inspect', 'Follow up…'])
+  await arbor.screenshot('follow-up-child-menu')
+  await menu.getByRole('menuitem', { name: 'Follow up…' }).click()
+  const inspector = page.locator(`[data-testid="inspector"][data-agent-id="${listerId}"]`)
+  await expect(inspector.getByTestId('agent-follow-up-input')).toBeFocused()
+  await page.keyboard.type('LISTER-MORE: anything else?')
+  await inspector.getByTestId('agent-follow-up-send').click()
+  await expect(inspector.locator('[data-testid="inspector-event"][data-type="agent.resume"]')).toBeVisible({ timeout: 20_000 })
+  await expect(inspector.getByText('LISTER AGAIN: and gift wrap.').first()).toBeVisible({ timeout: 20_000 })
+  await arbor.waitForJobEnd('completed')
+  await arbor.screenshot('follow-up-child-answered')
+  // Only the child ran: the root's answer stands, and its requests did not grow.
+  await expect(answer).toContainText('SECOND ANSWER')
+  expect(rootRequests()).toHaveLength(3)
 })

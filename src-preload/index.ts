@@ -40,6 +40,7 @@ const api = {
   getReplayEvents: (input) => call('getReplayEvents', input),
   setSpawnPaused: (input) => call('setSpawnPaused', input),
   killAgent: (input) => call('killAgent', input),
+  stopAgent: (input) => call('stopAgent', input),
   cancelSpawn: (input) => call('cancelSpawn', input),
   setAutoApprove: (input) => call('setAutoApprove', input),
   setSubagentApprovals: (input) => call('setSubagentApprovals', input),

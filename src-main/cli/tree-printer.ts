@@ -37,6 +37,12 @@ export function printTree(write: (line: string) => void): (notification: ApiNoti
           )
           break
         }
+        case 'agent.wrap_up':
+          if (event.data.phase === 'delivered') {
+            const label = labels.get(event.agent_id ?? '') ?? 'agent'
+            line(event, depth, `↘ ${label} told to wrap up (at most ${event.data.steps_allowed ?? 2} more steps)`)
+          }
+          break
         case 'error':
           line(event, depth, `! ${event.agent_id ? (labels.get(event.agent_id) ?? 'agent') : 'job'}: ${errorText(event.data)}`)
           break

@@ -30,12 +30,25 @@ export const stopSignals = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 } as const
  * Ctrl-C, SIGTERM or a closed terminal (SIGHUP) ends the agents and every command they started
  * (their processes, not just the CLI) before exiting. A second signal during that exits at once;
  * the agents still end, since each exits when its supervisor's channel closes.
+ *
+ * With `wrapUp` (`arbor run` on a terminal) the first Ctrl-C asks the job to wrap up instead
+ * (true when it did; false when there was nothing to wrap up, and it stops as above), and the
+ * next one stops it. SIGTERM and SIGHUP stay immediate: whoever sends them cannot wait.
  */
-export function closeOnSignal(engine: Engine): void {
+export function closeOnSignal(engine: Engine, wrapUp?: () => boolean): void {
   for (const [signal, code] of Object.entries(stopSignals)) {
-    process.once(signal, () => {
+    const close = (): void => {
       console.error('\narbor: stopping agents…')
       void engine.close().finally(() => process.exit(code))
+    }
+    if (signal !== 'SIGINT' || !wrapUp) {
+      process.once(signal, close)
+      continue
+    }
+    process.once(signal, () => {
+      if (!wrapUp()) return close()
+      console.error('\narbor: wrapping up: each agent finishes and reports within 2 steps; press Ctrl-C again to kill the job')
+      process.once(signal, close)
     })
   }
 }

@@ -41,7 +41,10 @@ interface PlannedJob {
 
 async function runPlanned(projectDir: string, values: CliValues, planned: PlannedJob): Promise<number> {
   const { engine, dbFile } = cliEngine(values.db, projectDir, intOption(values['warm-pool'], 'warm-pool'))
-  closeOnSignal(engine)
+  const interactive = Boolean(process.stdin.isTTY && process.stdout.isTTY)
+  const running: { jobId?: string } = {}
+  // On a terminal the first Ctrl-C wraps the whole job up (the root, so every agent), the second kills it.
+  closeOnSignal(engine, interactive ? () => running.jobId !== undefined && wrapUpJob(engine, running.jobId) : undefined)
   const loadedProfiles = engine.profilesFor(projectDir)
   let newJob: NewJob
   try {
@@ -55,7 +58,6 @@ async function runPlanned(projectDir: string, values: CliValues, planned: Planne
   const json = values.json ?? false
   const say = json ? (line: string) => console.error(line) : (line: string) => console.log(line)
   engine.subscribe(printTree(say))
-  const interactive = Boolean(process.stdin.isTTY && process.stdout.isTTY)
   let subagentApprovals = approvalModeOf(newJob)
   if (subagentApprovals === 'ask' && !interactive) {
     // Nobody to ask: said once, here, rather than on every denied command.
@@ -73,6 +75,7 @@ async function runPlanned(projectDir: string, values: CliValues, planned: Planne
     loadedProfiles,
     subagentApprovals,
   })
+  running.jobId = jobId
   return reportRun(engine, jobId, { values, dbFile, started, say })
 }
 
@@ -110,7 +113,10 @@ async function continueJob(projectDir: string, values: CliValues): Promise<numbe
     ...(values['job-cost-budget'] !== undefined ? { job_cost_budget: numberOption(values['job-cost-budget'], 'job-cost-budget') } : {}),
   }
   const { engine, dbFile } = cliEngine(values.db, projectDir, intOption(values['warm-pool'], 'warm-pool'))
-  closeOnSignal(engine)
+  const interactive = Boolean(process.stdin.isTTY && process.stdout.isTTY)
+  const running: { jobId?: string } = {}
+  // As for a new job: on a terminal the first Ctrl-C wraps the follow-up up, the second kills it.
+  closeOnSignal(engine, interactive ? () => running.jobId !== undefined && wrapUpJob(engine, running.jobId) : undefined)
   const json = values.json ?? false
   const say = json ? (line: string) => console.error(line) : (line: string) => console.log(line)
   const started = Date.now()
@@ -118,8 +124,9 @@ async function continueJob(projectDir: string, values: CliValues): Promise<numbe
   try {
     jobId = await continuedJobId(engine, dbFile, values.continue!)
     engine.subscribe(printTree(say))
-    engine.subscribe(answerApprovals(engine.supervisor, Boolean(process.stdin.isTTY && process.stdout.isTTY)))
+    engine.subscribe(answerApprovals(engine.supervisor, interactive))
     await engine.handlers.followUp({ job_id: jobId, text: values.task, ...budgets })
+    running.jobId = jobId
   } catch (error) {
     await engine.close()
     if (error instanceof UsageError) throw error
@@ -177,6 +184,18 @@ async function reportRun(
   }
   await engine.close()
   return job.status === 'completed' ? 0 : 1
+}
+
+/** Asks the job's root, and so every agent, to wrap up; false when nothing is left to wrap up. */
+function wrapUpJob(engine: Engine, jobId: string): boolean {
+  const root = engine.supervisor.rootAgentId(jobId)
+  if (!root || !engine.supervisor.isActive(jobId)) return false
+  try {
+    engine.supervisor.wrapUp(root)
+    return true
+  } catch {
+    return false
+  }
 }
 
 /** The options checked as the API checks a new job; `--no-sandbox` confirmed on the terminal or by `--yes`. */

@@ -218,6 +218,24 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentOutcome> 
     )
   }
 
+  /**
+   * The user's request to wrap up, told once at a step boundary as a user message marked as the
+   * user's: finish now. The supervisor counts the steps left and ends the agent after them.
+   */
+  const deliverWrapUp = (): void => {
+    const wrapUp = link.takeWrapUp?.()
+    if (!wrapUp) return
+    const message: ProviderMessage = { role: 'user', content: wrapUpContent(wrapUp.steps_allowed) }
+    history.push(message)
+    link.event('message', {
+      ...message,
+      by: 'user',
+      wrap_up_id: wrapUp.wrap_up_id,
+      sent_at: wrapUp.requested_at,
+      delivered_at: new Date(clock.now()).toISOString(),
+    })
+  }
+
   try {
     if (init.resume) {
       // Its earlier messages are in the trace already: only what is new is recorded.
@@ -231,6 +249,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentOutcome> 
       if (signal?.aborted) return end(stoppedByAbort(signal))
       deliverSteers()
       deliverBackgroundResults()
+      deliverWrapUp()
       const limit = stopConditions.map((condition) => condition(progress, profile)).find((stop) => stop !== undefined)
       if (limit) return end({ kind: 'stopped', ...limit })
       const turn = await step()
@@ -252,6 +271,12 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentOutcome> 
 
 /** How a user's message reads to the model: marked as the user's, not the task's or a parent's. */
 export const steerContent = (text: string): string => `[A message from the user, sent while you work]\n${text}`
+
+/** How the user's request to wrap up reads to the model: finish now, within the steps it has left. */
+export const wrapUpContent = (steps: number): string =>
+  `[A message from the user, sent while you work]\nWrap up now: start no new work and report what you have, done and not done. ` +
+  `You have at most ${steps} more steps: call attempt_completion with your result now (or, if your final answer is plain text, ` +
+  `reply with it and no tool call). After that you are stopped and only your last output is kept.`
 
 function stoppedByAbort(signal: AbortSignal): TurnOutcome & { kind: 'stopped' } {
   const reason = terminalReasonSchema.safeParse(signal.reason)

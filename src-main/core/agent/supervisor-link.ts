@@ -24,6 +24,15 @@ export interface AgentLink {
   takeSteers?(): SteerMessage[]
   /** The agent's background children and their envelopes (`task` with `background: true`). */
   background?: BackgroundTasks
+  /** The user's request to wrap up, once: null before it came and after it was taken. */
+  takeWrapUp?(): WrapUpRequest | null
+}
+
+/** The user asked this agent (or an ancestor) to finish now and report what it has. */
+export interface WrapUpRequest {
+  wrap_up_id: string
+  requested_at: string
+  steps_allowed: number
 }
 
 /** A message the user sent this agent while it runs. */
@@ -59,6 +68,8 @@ export class SupervisorLink implements AgentLink {
   private readonly approvals = new Map<string, (outcome: ApprovalOutcome) => void>()
   private model: RemoteModel | null = null
   private steers: SteerMessage[] = []
+  private wrapUp: WrapUpRequest | null = null
+  private wrapUpTaken = false
 
   /**
    * @param approvalIds makes approval ids; they must be unique within the job (the supervisor
@@ -158,6 +169,12 @@ export class SupervisorLink implements AgentLink {
       case 'steer':
         this.steers.push({ steer_id: message.steer_id, text: message.text, sent_at: message.sent_at })
         return
+      case 'wrap_up':
+        // One wrap-up an agent's life: a second request changes nothing.
+        if (!this.wrapUp && !this.wrapUpTaken) {
+          this.wrapUp = { wrap_up_id: message.wrap_up_id, requested_at: message.requested_at, steps_allowed: message.steps_allowed }
+        }
+        return
       case 'approval_result': {
         const settle = this.approvals.get(message.approval_id)
         if (!settle) return this.event('error', { message: `approval_result for unknown approval ${message.approval_id}` })
@@ -173,6 +190,13 @@ export class SupervisorLink implements AgentLink {
   takeSteers(): SteerMessage[] {
     const taken = this.steers
     this.steers = []
+    return taken
+  }
+
+  takeWrapUp(): WrapUpRequest | null {
+    const taken = this.wrapUp
+    if (taken) this.wrapUpTaken = true
+    this.wrapUp = null
     return taken
   }
 

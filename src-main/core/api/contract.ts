@@ -80,6 +80,11 @@ export const apiContract = {
     .strict(),
   setSpawnPaused: z.object({ job_id: id.nullable(), paused: z.boolean() }).strict(),
   killAgent: z.object({ agent_id: id }).strict(),
+  /**
+   * Stops a running agent and its subtree. `wrap_up`: each is told at its next step to finish and
+   * report within 2 steps, then ends `killed`; `kill`: ended at once, as killAgent does.
+   */
+  stopAgent: z.object({ agent_id: id, mode: z.enum(['wrap_up', 'kill']) }).strict(),
   cancelSpawn: z.object({ agent_id: id }).strict(),
   setAutoApprove: z.object({ job_id: id, value: z.boolean() }).strict(),
   /** How the job's subagents' risky commands are decided: denied, asked of the user, or approved. */
@@ -346,6 +351,8 @@ export interface ApiOutputs {
     approvals: PendingApproval[]
     /** Commands the user approved for the whole job (running jobs of this process only). */
     approved_commands: string[]
+    /** Agents told to wrap up that have not ended (running jobs of this process only). */
+    wrapping_up?: string[]
     answer: string | null
     next: TreePage | null
   }
@@ -354,6 +361,11 @@ export interface ApiOutputs {
   getReplayEvents: { events: TraceEvent[] }
   setSpawnPaused: { paused: boolean }
   killAgent: { killed: string[] }
+  /**
+   * `agents`: those told to wrap up, or killed; `cancelled`: held or queued spawns that never
+   * started (wrap up); `already`: the agent was already wrapping up and nothing changed, `note` says so.
+   */
+  stopAgent: { mode: 'wrap_up' | 'kill'; agents: string[]; cancelled: string[]; already: boolean; note?: string }
   cancelSpawn: { cancelled: boolean }
   setAutoApprove: { value: boolean }
   setSubagentApprovals: { mode: SubagentApprovals }

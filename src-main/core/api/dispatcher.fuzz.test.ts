@@ -120,6 +120,10 @@ function validRequests(ids: { project: string; jobId: string; agentId: string })
       { job_id: jobId, agent_id: agentId, text: 'and the edge case', job_token_budget: 50_000 },
     ],
     editSpawn: [{ agent_id: agentId, prompt: 'survey src/ only' }],
+    stopAgent: [
+      { agent_id: agentId, mode: 'wrap_up' },
+      { agent_id: agentId, mode: 'kill' },
+    ],
     decideApproval: [{ approval_id: 'approval-1', decision: 'approved' }],
     exportJob: [
       { job_id: jobId, path: 'trace.jsonl', format: 'jsonl' },

@@ -19,6 +19,7 @@ export const apiMethods = [
   'getReplayEvents',
   'setSpawnPaused',
   'killAgent',
+  'stopAgent',
   'cancelSpawn',
   'setAutoApprove',
   'setSubagentApprovals',

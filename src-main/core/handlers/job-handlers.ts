@@ -11,8 +11,9 @@ import { jobOwnersFor } from '../store/job-owners'
 import { otlpFormat } from '../otlp/otlp-json'
 import { getAgent, getAgents, getEvents, lastSeq, listJobs, rootAnswer } from '../store/queries'
 import { defaultSettings, type Job } from '../trace/model'
-import { FollowUpRefused, SteerRefused } from '../supervisor/supervisor'
+import { FollowUpRefused, SteerRefused, StopRefused } from '../supervisor/supervisor'
 import { SpawnEditRefused } from '../supervisor/spawns'
+import { isFinishedStatus } from '../trace/events'
 import { providerSources, requireJob, requireLiveJob, requireProject, type EngineContext } from './context'
 
 type JobHandlers = Pick<
@@ -23,6 +24,7 @@ type JobHandlers = Pick<
   | 'getEvents'
   | 'setSpawnPaused'
   | 'killAgent'
+  | 'stopAgent'
   | 'cancelSpawn'
   | 'setAutoApprove'
   | 'setSubagentApprovals'
@@ -67,6 +69,7 @@ export function jobHandlers(context: EngineContext): JobHandlers {
         last_seq: lastSeq(db, job_id),
         approvals: supervisor.pendingApprovals(job_id).map((approval) => ({ ...approval, job_id })),
         approved_commands: supervisor.approvedCommands(job_id),
+        wrapping_up: supervisor.wrappingUp(job_id),
         answer: rootAnswer(db, job_id),
       }
       return treeSnapshots.first(snapshot, limit)
@@ -85,6 +88,25 @@ export function jobHandlers(context: EngineContext): JobHandlers {
       if (!agent) throw notFound(`agent ${agent_id}`)
       requireControllableJob(context, agent.job_id)
       return { killed: supervisor.kill(agent_id) }
+    },
+    stopAgent: async ({ agent_id, mode }) => {
+      const agent = getAgent(db, agent_id)
+      if (!agent) throw notFound(`agent ${agent_id}`)
+      const job = requireControllableJob(context, agent.job_id)
+      if (job.status !== 'running') throw conflict(`job ${job.id} is ${job.status}: only a running job's agents can be stopped`)
+      if (isFinishedStatus(agent.status)) throw conflict(`agent ${agent.label} has ended (${agent.status}): there is nothing to stop`)
+      try {
+        if (mode === 'wrap_up') {
+          const { wrapping_up, cancelled, already, note } = supervisor.wrapUp(agent_id)
+          return { mode, agents: wrapping_up, cancelled, already, ...(note ? { note } : {}) }
+        }
+        const killed = supervisor.kill(agent_id)
+        if (killed.length === 0) throw new StopRefused('conflict', `agent ${agent.label} has ended: there is nothing to stop`)
+        return { mode, agents: killed, cancelled: [], already: false }
+      } catch (error) {
+        if (!(error instanceof StopRefused)) throw error
+        throw error.code === 'not_found' ? notFound(`agent ${agent_id} in this process`) : conflict(error.message)
+      }
     },
     cancelSpawn: async ({ agent_id }) => {
       const agent = getAgent(db, agent_id)

@@ -194,5 +194,15 @@ export const toAgentSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('child_result'), agent_id: z.string(), description: z.string(), envelope: envelopeSchema }),
   /** The user's message to this agent: delivered before its next model call, as a user message. */
   z.object({ type: z.literal('steer'), steer_id: z.string(), text: z.string().min(1).max(maxSteerMessage), sent_at: z.string() }),
+  /**
+   * The user asks the agent to finish now: told at its next step boundary, before its next model
+   * call; it then has `steps_allowed` model calls to complete (the supervisor ends it after them).
+   */
+  z.object({
+    type: z.literal('wrap_up'),
+    wrap_up_id: z.string(),
+    requested_at: z.string(),
+    steps_allowed: z.number().int().positive(),
+  }),
 ])
 export type ToAgent = z.infer<typeof toAgentSchema>

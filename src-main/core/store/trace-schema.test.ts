@@ -96,7 +96,17 @@ async function runRealJobs(): Promise<string[]> {
   await rig.waitFor((event) => event.type === 'subagent.held')
   await engine.handlers.setSpawnPaused({ job_id: second, paused: false })
   await engine.waitForJob(second)
-  return [first, second]
+
+  // The user wraps the root up while its command runs (agent.wrap_up, requested then delivered).
+  const third = start(
+    { root: [{ tool_calls: [{ name: 'bash', arguments: { command: 'sleep 1' } }] }, complete('wrapped up')], children: {} },
+    {},
+  )
+  const root = engine.supervisor.rootAgentId(third)!
+  await rig.waitFor((event) => event.type === 'tool.call' && event.agent_id === root)
+  engine.supervisor.wrapUp(root)
+  await engine.waitForJob(third)
+  return [first, second, third]
 }
 
 describe('docs/trace.schema.json', () => {

@@ -97,8 +97,8 @@ export interface AgentRuntime {
   model: string | null
   /** The newest assistant text, returned as partial output when the agent is killed. */
   lastText: string
-  /** Set when the supervisor ends the agent, so its process exit is not taken for a crash. */
-  stopping: { status: AgentStatus; reason: TerminalReason } | null
+  /** Set when the supervisor ends the agent, so its process exit is not taken for a crash; `summary` says why, when more than the reason does. */
+  stopping: { status: AgentStatus; reason: TerminalReason; summary?: string } | null
   forceKillTimer: NodeJS.Timeout | null
   /** Resolves when the agent's process has exited (at once for an agent that never ran). */
   exited: Promise<void>
@@ -128,6 +128,20 @@ export interface AgentRuntime {
   reportsToParent: boolean
   /** The user's messages sent to the agent and not delivered yet, by steer id. */
   steers: Map<string, PendingSteer>
+  /** Set once the user asked the agent, or an ancestor, to wrap up. */
+  wrapUp: WrapUp | null
+}
+
+/** The model calls an agent told to wrap up has left to finish in (product.md §4); then it ends `killed`. */
+export const wrapUpSteps = 2
+
+export interface WrapUp {
+  id: string
+  /** The agent the user asked to wrap up: this one or an ancestor. */
+  target: string
+  requestedAt: string
+  /** The agent's steps when it took the request in; null until it has. */
+  deliveredAtStep: number | null
 }
 
 export interface PendingSteer {
@@ -212,6 +226,7 @@ export function newAgentRuntime(fields: {
     userWaits: 0,
     reportsToParent: false,
     steers: new Map(),
+    wrapUp: null,
   }
 }
 
@@ -265,5 +280,6 @@ export function buildEnvelope(agent: AgentRuntime, ending: Ending, now: number):
       model: agent.model,
       duration_ms: agent.startedAt === null ? 0 : now - agent.startedAt,
     },
+    ...(agent.wrapUp ? { wrapped_up: true } : {}),
   }
 }

@@ -30,6 +30,7 @@ describe('decideSpawn', () => {
   it.each<[string, Partial<SpawnPolicyInput>, RegExp]>([
     ['the job is over budget', { overBudget: true }, /over its token or cost budget/],
     ['the parent is being stopped (a kill collecting its subtree)', { parentStopping: true }, /requesting agent is being stopped/],
+    ['the parent was told to wrap up', { parentWrappingUp: true }, /asked you to wrap up: start no new subagent/],
     ['the parent asked for its 11th child this turn', { spawnsThisTurn: 10 }, /at most 10 spawns per turn \(max_spawns_per_turn\)/],
     ['the job granted 60 spawns in the last minute', { spawnsLastMinute: 60 }, /at most 60 spawns per minute/],
   ])('denies when %s', (_case, change, reason) => {

@@ -17,6 +17,8 @@ export interface SpawnPolicyInput {
   maxConcurrentChildren: number
   /** The parent is being stopped (killed, timed out, over budget): it starts nothing new. */
   parentStopping: boolean
+  /** The parent was told to wrap up: it finishes with what it has, so it starts nothing new. */
+  parentWrappingUp?: boolean
   /** Spawns the parent asked for in this turn before this one, and the cap (0: none). */
   spawnsThisTurn: number
   maxSpawnsPerTurn: number
@@ -29,6 +31,9 @@ export function decideSpawn(input: SpawnPolicyInput): SpawnDecision {
   if (!input.jobActive) return { kind: 'deny', reason: 'the job is no longer running' }
   if (input.overBudget) return { kind: 'deny', reason: 'the job is over its token or cost budget' }
   if (input.parentStopping) return { kind: 'deny', reason: 'the requesting agent is being stopped' }
+  if (input.parentWrappingUp) {
+    return { kind: 'deny', reason: 'the user asked you to wrap up: start no new subagent, finish with what you have' }
+  }
   if (input.maxSpawnsPerTurn > 0 && input.spawnsThisTurn >= input.maxSpawnsPerTurn) {
     return {
       kind: 'deny',

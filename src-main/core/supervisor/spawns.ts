@@ -47,6 +47,7 @@ export class Spawns {
       jobActive: job.active,
       overBudget: job.overBudget,
       parentStopping: parent.stopping !== null,
+      parentWrappingUp: parent.wrapUp !== null,
       spawnsThisTurn: parent.spawnsThisTurn,
       maxSpawnsPerTurn: job.settings.max_spawns_per_turn ?? spawnGuardDefaults.max_spawns_per_turn,
       spawnsLastMinute: job.spawnTimes.length,
@@ -132,6 +133,8 @@ export class Spawns {
   /** Starts queued children of `parent` while slots are free. */
   pump(parent: AgentRuntime): void {
     const job = parent.job
+    // A parent wrapping up finishes with the children it has: its queued ones never start.
+    if (parent.wrapUp) return
     while (parent.waiting.length > 0 && !this.options.isPaused(job) && job.active) {
       if (runningChildren(parent) >= job.settings.max_concurrent_children) return
       const next = parent.waiting.shift()

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { availableParallelism } from 'node:os'
 import { builtinProfiles } from '../job/profiles'
 import type { LoadedProfiles } from '../job/profiles/load'
-import type { AgentStatus, EventType, TerminalReason } from '../trace/events'
+import type { AgentStatus, EventData, EventType, TerminalReason } from '../trace/events'
 import { createProvider } from '../providers/create-provider'
 import { createRedactor, providerKeyVariables } from '../secrets/redact'
 import { sleep as realSleep } from '../providers/sleep'
@@ -32,6 +32,7 @@ import {
   newJobRuntime,
   storedJob,
   subtreePostOrder,
+  wrapUpSteps,
   type AgentRuntime,
   type Ending,
   type JobContext,
@@ -339,6 +340,12 @@ export class Supervisor {
     return { agent_id: agent.id }
   }
 
+  /** The job's agents told to wrap up that have not ended yet (running jobs of this process only). */
+  wrappingUp(jobId: string): string[] {
+    const job = this.jobs.get(jobId)
+    return job ? [...job.agents.values()].filter((agent) => agent.wrapUp && !agent.ended).map((agent) => agent.id) : []
+  }
+
   /** Forgets a command approved for the whole job; false when the job had no such rule. */
   revokeApprovedCommand(jobId: string, command: string): boolean {
     const job = this.jobs.get(jobId)
@@ -362,6 +369,44 @@ export class Supervisor {
       this.stop(agent, 'killed', 'killed')
     }
     return stopped
+  }
+
+  /**
+   * Asks an agent to finish now and report what it has, its descendants first: each is told at
+   * its next step boundary (before its next model call; nothing is cut short) and then has
+   * `wrapUpSteps` model calls to complete, after which it ends `killed` with its last output. A
+   * parent blocked in a `task` call takes it in once its children have answered. Held and queued
+   * spawns in the subtree never start: they are cancelled. Its parent gets its envelope marked
+   * `wrapped_up`. An agent already wrapping up is left as it is (`already`).
+   */
+  wrapUp(agentId: string): WrapUpResult {
+    const target = this.agents.get(agentId)
+    if (!target) throw new StopRefused('not_found', `no agent ${agentId}`)
+    if (target.ended) throw new StopRefused('conflict', `agent ${target.label} has ended (${target.status}): there is nothing to wrap up`)
+    if (target.stopping) throw new StopRefused('conflict', `agent ${target.label} is being stopped (${target.stopping.reason})`)
+    if (target.wrapUp) {
+      const asked = target.wrapUp.requestedAt
+      return { wrapping_up: [], cancelled: [], already: true, note: `agent ${target.label} is already wrapping up (asked at ${asked})` }
+    }
+    const requestedAt = this.now().toISOString()
+    const result: WrapUpResult = { wrapping_up: [], cancelled: [], already: false }
+    const subtree = subtreePostOrder(target).filter((agent) => !agent.ended && !agent.stopping && !agent.wrapUp)
+    // A spawn that never started its work (a ghost, or a process still waiting to start) has
+    // nothing to report: cancelled, once every running agent is marked, so none starts instead.
+    const unstarted = (agent: AgentRuntime): boolean => agent.status === 'held' || agent.status === 'queued' || !agent.process
+    for (const agent of subtree.filter((each) => !unstarted(each))) {
+      agent.wrapUp = { id: this.newId('wrapup'), target: target.id, requestedAt, deliveredAtStep: null }
+      this.trace.agent(agent, 'agent.wrap_up', { phase: 'requested', by: 'user', target: target.id, requested_at: requestedAt })
+      this.send(agent, { type: 'wrap_up', wrap_up_id: agent.wrapUp.id, requested_at: requestedAt, steps_allowed: wrapUpSteps })
+      result.wrapping_up.push(agent.id)
+    }
+    for (const agent of subtree.filter(unstarted)) {
+      if (agent.parent) agent.parent.waiting = agent.parent.waiting.filter((waiting) => waiting !== agent)
+      const reason = 'spawn cancelled: its parent is wrapping up'
+      this.finish(agent, { status: 'cancelled', terminalReason: 'cancelled', result: null, summary: reason }, { ok: false, error: reason })
+      result.cancelled.push(agent.id)
+    }
+    return result
   }
 
   /** Cancels a held or queued spawn; the parent's `task` call gets an error. */
@@ -497,6 +542,8 @@ export class Supervisor {
       spawnsThisTurn: 0,
       userWaits: 0,
       waiting: [],
+      // A run that was wrapped up is over: the new one has its own steps.
+      wrapUp: null,
     } satisfies Partial<AgentRuntime>)
     this.trace.agent(agent, 'agent.resume', {
       ...data,
@@ -555,6 +602,7 @@ export class Supervisor {
         return
       case 'model_call':
         agent.spawnsThisTurn = 0
+        if (this.wrapUpSpent(agent)) return
         this.models.start(agent, message.call_id, message)
         return
       case 'model_cancel':
@@ -584,6 +632,10 @@ export class Supervisor {
       return
     }
     const { event } = parsed
+    if (event.type === 'message' && typeof event.data.wrap_up_id === 'string') {
+      this.onWrapUpDelivered(agent, event.data, ts)
+      return
+    }
     if (event.type === 'message' && event.data.by === 'arbor' && !this.isArborMessage(agent, event.data.background_results)) {
       const { by: _by, background_results: _results, delivered_at: _delivered, ...plain } = event.data
       this.trace.agent(agent, 'error', {
@@ -624,6 +676,48 @@ export class Supervisor {
       const child = this.agents.get(id)
       return child !== undefined && child.parent === agent && (isBackground(child) || child.reportsToParent) && child.ended
     })
+  }
+
+  /**
+   * The agent took the user's request to wrap up in, before its next model call: its steps to
+   * finish count from here. Only the request the supervisor sent may say it is the user's.
+   */
+  private onWrapUpDelivered(agent: AgentRuntime, data: EventData<'message'>, ts: string): void {
+    const wrapUp = agent.wrapUp
+    if (!wrapUp || wrapUp.id !== data.wrap_up_id || wrapUp.deliveredAtStep !== null) {
+      const { by: _by, wrap_up_id: _id, sent_at: _sent, delivered_at: _delivered, ...plain } = data
+      this.trace.agent(agent, 'error', {
+        message: 'the agent marked a message as the user’s wrap-up request that the user did not send; recorded as its own',
+      })
+      this.trace.agent(agent, 'message', plain, ts)
+      return
+    }
+    wrapUp.deliveredAtStep = agent.steps
+    const deliveredAt = typeof data.delivered_at === 'string' ? data.delivered_at : ts
+    this.trace.agent(agent, 'message', data, ts)
+    this.trace.agent(agent, 'agent.wrap_up', {
+      phase: 'delivered',
+      by: 'user',
+      target: wrapUp.target,
+      requested_at: wrapUp.requestedAt,
+      delivered_at: deliveredAt,
+      steps_allowed: wrapUpSteps,
+    })
+  }
+
+  /**
+   * True when a wrapping-up agent asks for a model call past its allowance: it did not finish in
+   * time, so it ends `killed` (with what is left of its subtree) with its last output, as a kill would.
+   */
+  private wrapUpSpent(agent: AgentRuntime): boolean {
+    const delivered = agent.wrapUp?.deliveredAtStep
+    if (delivered === null || delivered === undefined || agent.steps < delivered + wrapUpSteps) return false
+    const summary = `${agent.profile.name} agent did not finish within the ${wrapUpSteps} steps it had to wrap up.`
+    for (const each of subtreePostOrder(agent)) {
+      const partial = each.lastText ? ` Last output: ${each.lastText.slice(0, 300)}` : ''
+      this.stop(each, 'killed', 'killed', each === agent ? `${summary}${partial}` : undefined)
+    }
+    return true
   }
 
   /** The one place a model call's usage is counted: recorded as `llm.call`, then checked against the job's caps. */
@@ -671,8 +765,13 @@ export class Supervisor {
     this.models.abortAll(agent, 'the agent process ended')
     if (agent.ended) return
     if (agent.stopping) {
-      const { status, reason } = agent.stopping
-      this.finish(agent, { status, terminalReason: reason, result: agent.lastText || null, summary: partialSummary(agent, reason) })
+      const { status, reason, summary } = agent.stopping
+      this.finish(agent, {
+        status,
+        terminalReason: reason,
+        result: agent.lastText || null,
+        summary: summary ?? partialSummary(agent, reason),
+      })
       return
     }
     this.trace.agent(agent, 'error', { message: `agent process exited unexpectedly (code ${code}, signal ${signal})` })
@@ -687,17 +786,17 @@ export class Supervisor {
   // --- ending -----------------------------------------------------------------------------
 
   /** Ends a held/queued agent at once, or asks a running one to end and forces it after the grace time. */
-  private stop(agent: AgentRuntime, status: AgentStatus, reason: TerminalReason): void {
+  private stop(agent: AgentRuntime, status: AgentStatus, reason: TerminalReason, summary?: string): void {
     // The first reason stands: a child stopped by the budget is not re-labelled cancelled when its root ends.
     if (agent.ended || agent.stopping) return
     if (!agent.process) {
       if (agent.parent) agent.parent.waiting = agent.parent.waiting.filter((waiting) => waiting !== agent)
-      this.finish(agent, { status, terminalReason: reason, result: null, summary: partialSummary(agent, reason) })
+      this.finish(agent, { status, terminalReason: reason, result: null, summary: summary ?? partialSummary(agent, reason) })
       return
     }
     // Asked to end, it has nothing left to approve: a late answer to its dialog must not be recorded.
     this.approvals.denyAllFor(agent, status === 'killed' ? 'user' : 'auto_deny', `the agent ended (${reason})`)
-    agent.stopping = { status, reason }
+    agent.stopping = { status, reason, ...(summary ? { summary } : {}) }
     this.models.abortAll(agent, reason)
     this.processes.stop(agent)
   }
@@ -722,6 +821,7 @@ export class Supervisor {
       steps: agent.steps,
       tool_usage: agent.toolUsage,
       duration_ms: envelope.stats.duration_ms,
+      ...(agent.wrapUp ? { wrapped_up: true } : {}),
     })
     const parent = agent.parent
     if (parent) {
@@ -838,5 +938,25 @@ export class SteerRefused extends Error {
   ) {
     super(message)
     this.name = 'SteerRefused'
+  }
+}
+
+/** What a wrap-up did: the agents told to wrap up, the spawns that never started and were cancelled. */
+export interface WrapUpResult {
+  wrapping_up: string[]
+  cancelled: string[]
+  /** The agent was already wrapping up: nothing changed (`note` says since when). */
+  already: boolean
+  note?: string
+}
+
+/** An agent cannot be stopped as asked: unknown (`not_found`), or ended or being stopped (`conflict`). */
+export class StopRefused extends Error {
+  constructor(
+    readonly code: 'not_found' | 'conflict',
+    message: string,
+  ) {
+    super(message)
+    this.name = 'StopRefused'
   }
 }

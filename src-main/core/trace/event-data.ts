@@ -92,6 +92,7 @@ export const envelopeDataSchema = z
       model: z.string().nullable(),
       duration_ms: millis,
     }),
+    wrapped_up: z.boolean().optional().meta({ description: 'the agent was asked to wrap up before it ended (absent: it was not)' }),
   })
   .meta({ description: "the child's result envelope, as returned to the parent's `task` call" })
 
@@ -130,6 +131,20 @@ export const eventDataSchemas = {
     steps: count,
     tool_usage: z.record(z.string(), count).meta({ description: 'tool name → number of calls' }),
     duration_ms: millis,
+    wrapped_up: z.boolean().optional().meta({ description: 'the agent was asked to wrap up before it ended (absent: it was not)' }),
+  }),
+  'agent.wrap_up': z.looseObject({
+    phase: z.enum(['requested', 'delivered']).meta({
+      description:
+        '`requested`: the user asked (the agent or an ancestor); `delivered`: the agent took the request in at a step boundary, before its next model call',
+    }),
+    by: z.string().meta({ description: 'who asked: `user`' }),
+    target: z.string().meta({ description: 'the agent the user asked to wrap up: this one, or an ancestor whose subtree it is in' }),
+    requested_at: z.string().meta({ format: 'date-time' }),
+    delivered_at: z.string().optional().meta({ format: 'date-time', description: '`delivered` only' }),
+    steps_allowed: count
+      .optional()
+      .meta({ description: '`delivered` only: model calls the agent has left to finish; past them it ends `killed`' }),
   }),
   'agent.resume': z.looseObject({
     by: z.enum(['user', 'parent']).meta({ description: "`user`: a follow-up; `parent`: its parent's `task` call with `resume`" }),
@@ -157,6 +172,10 @@ export const eventDataSchemas = {
       .string()
       .optional()
       .meta({ description: 'when the agent took it in, before its next model call (steer and background-result messages)' }),
+    wrap_up_id: z
+      .string()
+      .optional()
+      .meta({ description: "the user's request to wrap up, as the agent was told it (with by: user; see agent.wrap_up)" }),
   }),
   'llm.call': z.looseObject({
     provider: z.string(),

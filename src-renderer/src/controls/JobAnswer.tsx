@@ -71,7 +71,7 @@ function FollowUpBox({ jobId, running, endReason }: { jobId: string; running: bo
     setSending(true)
     void useArbor
       .getState()
-      .followUp(jobId, message, budgets)
+      .followUp(jobId, message, { budgets })
       .then((sent) => {
         if (sent) setText('')
       })

@@ -23,6 +23,7 @@ function selectNodeView(state: ArborState, id: string) {
     activeChildren: subtree?.activeChildren ?? 0,
     selected: state.selectedAgentId === id,
     collapsed: state.collapsed[id] === true,
+    wrappingUp: tree.wrappingUp[id] === true,
     // A replayed node's last event is long past: it is not stalled.
     replaying: state.replay !== null,
     // An imported job, or a replay, is read-only: no kill or cancel on its nodes.
@@ -129,6 +130,11 @@ function AgentCard({ id }: { id: string }) {
           </span>
         )}
         {/* A held spawn's Cancel and Edit prompt… are in its menu (⋯): the ghost's label keeps the room. */}
+        {view.wrappingUp && agent.ended_at === null && (
+          <span className="wrap-tag" data-testid="node-wrapping-up" title="Told to finish and report within 2 steps">
+            wrapping up…
+          </span>
+        )}
         {!view.readOnly && (agent.status === 'running' || agent.status === 'waiting_approval') ? (
           <button className="node-button danger nodrag" data-testid="node-kill" onClick={stopAnd(() => askKill(agent.id))}>
             Kill

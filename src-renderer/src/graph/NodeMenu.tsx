@@ -2,7 +2,7 @@ import { useEffect, useLayoutEffect, useRef, useState, type KeyboardEvent } from
 import { useShallow } from 'zustand/react/shallow'
 import { useArbor, type ArborState } from '../store'
 import type { NodeAnchor } from '../store/types'
-import { focusSteerBox } from '../shortcuts/run-shortcut'
+import { focusInspectorBox, focusSteerBox } from '../shortcuts/run-shortcut'
 import { nextEntryIndex, nodeMenuEntries, type NodeMenuAction } from './node-menu'
 
 function selectMenu(state: ArborState) {
@@ -28,6 +28,12 @@ function runEntry(action: NodeMenuAction, anchor: NodeAnchor): void {
       state.inspect(agentId)
       // The message box is drawn with the inspector: focus it once it is there.
       requestAnimationFrame(() => focusSteerBox(agentId))
+      return
+    case 'wrapUp':
+      return void state.wrapUpAgent(agentId)
+    case 'followUp':
+      state.inspect(agentId)
+      requestAnimationFrame(() => focusInspectorBox(agentId, 'agent-follow-up'))
       return
     case 'kill':
       // Asks first for the root or more than five agents (store/kill-rule.ts).

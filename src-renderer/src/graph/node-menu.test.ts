@@ -6,8 +6,8 @@ const actionsFor = (status: AgentStatus, readOnly = false) => nodeMenuEntries({ 
 
 describe('nodeMenuEntries', () => {
   it('offers steer and kill for a running agent, and for one waiting for an approval', () => {
-    expect(actionsFor('running')).toEqual(['inspect', 'steer', 'kill'])
-    expect(actionsFor('waiting_approval')).toEqual(['inspect', 'steer', 'kill'])
+    expect(actionsFor('running')).toEqual(['inspect', 'steer', 'wrapUp', 'kill'])
+    expect(actionsFor('waiting_approval')).toEqual(['inspect', 'steer', 'wrapUp', 'kill'])
   })
 
   it('offers to edit the prompt of, or cancel, a spawn that has not started', () => {
@@ -15,8 +15,10 @@ describe('nodeMenuEntries', () => {
     expect(actionsFor('queued')).toEqual(['inspect', 'editPrompt', 'cancelSpawn'])
   })
 
-  it('offers only Inspect for an agent that has ended, and for any node of a read-only job', () => {
-    for (const status of ['completed', 'partial', 'failed', 'killed', 'cancelled'] as const) expect(actionsFor(status)).toEqual(['inspect'])
+  it('offers a follow-up for an agent that has ended, and only Inspect for any node of a read-only job', () => {
+    for (const status of ['completed', 'partial', 'failed', 'killed', 'cancelled'] as const) {
+      expect(actionsFor(status)).toEqual(['inspect', 'followUp'])
+    }
     for (const status of agentStatusSchema.options) expect(actionsFor(status, true)).toEqual(['inspect'])
   })
 
@@ -24,6 +26,7 @@ describe('nodeMenuEntries', () => {
     const entries = [...nodeMenuEntries({ status: 'running', readOnly: false }), ...nodeMenuEntries({ status: 'held', readOnly: false })]
     expect(entries.filter((entry) => entry.danger).map((entry) => entry.action)).toEqual(['kill', 'cancelSpawn'])
     expect(entries.filter((entry) => entry.label.endsWith('…')).map((entry) => entry.action)).toEqual(['steer', 'editPrompt'])
+    expect(nodeMenuEntries({ status: 'completed', readOnly: false }).at(-1)).toEqual({ action: 'followUp', label: 'Follow up…' })
   })
 })
 

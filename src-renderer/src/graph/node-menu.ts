@@ -1,7 +1,7 @@
 import type { AgentStatus } from '@core/trace/statuses'
 
 /** What an entry of a node's menu does (NodeMenu.tsx carries it out). */
-export type NodeMenuAction = 'inspect' | 'steer' | 'kill' | 'editPrompt' | 'cancelSpawn'
+export type NodeMenuAction = 'inspect' | 'steer' | 'wrapUp' | 'kill' | 'editPrompt' | 'cancelSpawn' | 'followUp'
 
 export interface NodeMenuEntry {
   action: NodeMenuAction
@@ -19,21 +19,28 @@ export interface NodeMenuSubject {
 
 const isRunning = (status: AgentStatus): boolean => status === 'running' || status === 'waiting_approval'
 const isGhost = (status: AgentStatus): boolean => status === 'held' || status === 'queued'
+const isEnded = (status: AgentStatus): boolean => !isRunning(status) && !isGhost(status)
 
 /**
  * The entries of a node's menu, in order, for its state: every node can be inspected; a running
- * agent can be steered or killed; a spawn that has not started can have its prompt edited or be
- * cancelled. A new control is one more line here and one case in NodeMenu.tsx.
+ * agent can be steered, wrapped up or killed; a spawn that has not started can have its prompt
+ * edited or be cancelled; an agent that ended can be followed up. A new control is one more line
+ * here and one case in NodeMenu.tsx.
  */
 export function nodeMenuEntries({ status, readOnly }: NodeMenuSubject): NodeMenuEntry[] {
   const entries: NodeMenuEntry[] = [{ action: 'inspect', label: 'Inspect' }]
   if (readOnly) return entries
   if (isRunning(status)) {
-    entries.push({ action: 'steer', label: 'Steer…' }, { action: 'kill', label: 'Kill', danger: true })
+    entries.push(
+      { action: 'steer', label: 'Steer…' },
+      { action: 'wrapUp', label: 'Wrap up' },
+      { action: 'kill', label: 'Kill', danger: true },
+    )
   }
   if (isGhost(status)) {
     entries.push({ action: 'editPrompt', label: 'Edit prompt…' }, { action: 'cancelSpawn', label: 'Cancel spawn', danger: true })
   }
+  if (isEnded(status)) entries.push({ action: 'followUp', label: 'Follow up…' })
   return entries
 }
 

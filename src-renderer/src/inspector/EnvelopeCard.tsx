@@ -22,6 +22,7 @@ export const envelopeOfEnd = (end: EventData<'agent.end'>, agentId = ''): Envelo
     model: null,
     duration_ms: end.duration_ms,
   },
+  ...(end.wrapped_up ? { wrapped_up: true } : {}),
 })
 
 /** A result envelope (agent.end / subagent.end): status, summary, result and stats. */
@@ -33,6 +34,7 @@ export function EnvelopeCard({ envelope }: { envelope: Envelope }) {
       <div className="envelope__stats">
         <span className={`badge status-${status}`}>{status}</span>
         <span>{terminal_reason}</span>
+        {envelope.wrapped_up && <span data-testid="envelope-wrapped-up">wrapped up</span>}
         <span>{stats.steps} steps</span>
         <span>in {formatTokens(stats.input_tokens)}</span>
         <span>out {formatTokens(stats.output_tokens)}</span>

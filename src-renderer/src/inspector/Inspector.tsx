@@ -1,7 +1,6 @@
-import type { TraceEvent } from '@core/trace/events'
+import { isFinishedStatus, type TraceEvent } from '@core/trace/events'
 import { useVirtualizer } from '@tanstack/react-virtual'
-import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react'
-import { maxSteerMessage } from '@core/api/job-limits'
+import { useEffect, useLayoutEffect, useMemo, useRef } from 'react'
 import { useShallow } from 'zustand/react/shallow'
 import { StatusIcon } from '../graph/StatusIcon'
 import { useArbor, type ArborState } from '../store'
@@ -9,6 +8,7 @@ import { formatCost, formatTokens, shortId } from '../util/format'
 import { taskBody } from './task-body'
 import { projectInstructionsOf, projectInstructionsText } from './describe-event'
 import { EventRow } from './EventRow'
+import { SendBox } from './SendBox'
 
 function selectInspector(state: ArborState, agentId: string) {
   const inspector = state.inspectors.find((candidate) => candidate.agentId === agentId)
@@ -160,6 +160,7 @@ export function Inspector({ agentId }: { agentId: string }) {
         </div>
       </div>
       {agent && !readOnly && (agent.status === 'running' || agent.status === 'waiting_approval') && <SteerBox agentId={agentId} />}
+      {agent && !readOnly && isFinishedStatus(agent.status) && <FollowUpBox key={agentId} jobId={agent.job_id} agentId={agentId} />}
     </section>
   )
 }
@@ -169,51 +170,51 @@ export function Inspector({ agentId }: { agentId: string }) {
  * or tool call under way), marked as yours, and shows in its trace when it does.
  */
 function SteerBox({ agentId }: { agentId: string }) {
-  const [text, setText] = useState('')
-  const [sending, setSending] = useState(0)
-  const send = () => {
-    const message = text.trim()
-    if (!message) return
-    setText('')
-    setSending((count) => count + 1)
-    void useArbor
-      .getState()
-      .steerAgent(agentId, message)
-      .finally(() => setSending((count) => count - 1))
-  }
   return (
-    <form
-      className="inspector__steer"
-      data-testid="steer-box"
-      onSubmit={(event) => {
-        event.preventDefault()
-        send()
-      }}
+    <SendBox
+      kind="steer"
+      placeholder="Message this agent (it reads it before its next step)"
+      action="Send"
+      pendingText={(count) => `${count} waiting for the agent’s next step…`}
+      send={(text) => useArbor.getState().steerAgent(agentId, text)}
+      extra={<WrapUpButton agentId={agentId} />}
+    />
+  )
+}
+
+/**
+ * A follow-up to this agent, which ended: it goes on from its whole conversation with the message
+ * (a child's new result reaches its parent if that still runs).
+ */
+function FollowUpBox({ jobId, agentId }: { jobId: string; agentId: string }) {
+  return (
+    <SendBox
+      kind="agent-follow-up"
+      placeholder="Follow up: this agent goes on from where it ended"
+      action="Continue"
+      pendingText={() => 'Continuing…'}
+      send={(text) => useArbor.getState().followUp(jobId, text, { agentId })}
+    />
+  )
+}
+
+/**
+ * Wrap up: the agent and its branch are told at their next step to finish and report, within 2
+ * steps (then they end as killed). Once asked, it says so instead.
+ */
+function WrapUpButton({ agentId }: { agentId: string }) {
+  const wrappingUp = useArbor((state) => state.tree.wrappingUp[agentId] === true)
+  return (
+    <button
+      className="button"
+      type="button"
+      data-testid="wrap-up"
+      disabled={wrappingUp}
+      title="Tell this agent and its branch to finish now and report what they have, within 2 steps (W)"
+      onClick={() => void useArbor.getState().wrapUpAgent(agentId)}
     >
-      <textarea
-        className="input"
-        data-testid="steer-input"
-        rows={2}
-        maxLength={maxSteerMessage}
-        placeholder="Message this agent (it reads it before its next step)"
-        value={text}
-        onChange={(event) => setText(event.target.value)}
-        onKeyDown={(event) => {
-          if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) {
-            event.preventDefault()
-            send()
-          }
-        }}
-      />
-      <div className="inspector__steer-actions">
-        <span className="muted small" data-testid="steer-pending">
-          {sending > 0 ? `${sending} waiting for the agent’s next step…` : 'Ctrl/Cmd-Enter sends'}
-        </span>
-        <button className="button" type="submit" data-testid="steer-send" disabled={!text.trim()}>
-          Send
-        </button>
-      </div>
-    </form>
+      {wrappingUp ? 'Wrapping up…' : 'Wrap up'}
+    </button>
   )
 }
 

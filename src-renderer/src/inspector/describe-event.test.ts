@@ -35,6 +35,23 @@ describe('describeEvent', () => {
     expect(projectInstructionsOf(event('llm.call', 'root', { project_instructions: { file: 'AGENTS.md' } }))).toBeNull()
   })
 
+  it('says who asked a wrap-up, and how many steps the agent has once told', () => {
+    const event = eventFactory()
+    const asked = { by: 'user', requested_at: '2025-03-01T10:00:00.000Z' }
+    expect(describeEvent(event('agent.wrap_up', 'root', { ...asked, phase: 'requested', target: 'root' })).summary).toBe(
+      'asked by you · told at its next step',
+    )
+    const child = event(
+      'agent.wrap_up',
+      'agent_child',
+      { ...asked, phase: 'requested', target: 'agent_root00000' },
+      { parent_id: 'root', depth: 1 },
+    )
+    expect(describeEvent(child).summary).toMatch(/^asked by you, with \S+ · told at its next step$/)
+    const told = event('agent.wrap_up', 'root', { ...asked, phase: 'delivered', target: 'root', steps_allowed: 2 })
+    expect(describeEvent(told)).toEqual({ title: 'wrap up', summary: 'told at its step · 2 steps left to finish', tone: 'warn' })
+  })
+
   it('sums up a model call and a budget warning', () => {
     const event = eventFactory()
     const call = event('llm.call', 'root', {

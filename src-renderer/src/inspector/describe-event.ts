@@ -34,6 +34,13 @@ export function describeEvent(event: TraceEvent): EventDescription {
       if (event.data.by === 'user') {
         // A message the user sent while the agent ran: when it was sent, and when it arrived.
         const at = (value: unknown) => (typeof value === 'string' ? new Date(value).toLocaleTimeString() : '?')
+        if (typeof event.data.wrap_up_id === 'string') {
+          return {
+            title: 'you: wrap up',
+            summary: `asked ${at(event.data.sent_at)} · delivered ${at(event.data.delivered_at)}`,
+            tone: 'warn',
+          }
+        }
         return { title: 'you', summary: `sent ${at(event.data.sent_at)} · delivered ${at(event.data.delivered_at)}`, tone: 'warn' }
       }
       if (event.data.by === 'arbor') {
@@ -92,9 +99,16 @@ export function describeEvent(event: TraceEvent): EventDescription {
       const { status, terminal_reason, duration_ms } = event.data
       return {
         title: 'result',
-        summary: join(status, terminal_reason, formatDuration(duration_ms)),
+        summary: join(status, terminal_reason, event.data.wrapped_up && 'wrapped up', formatDuration(duration_ms)),
         tone: status === 'completed' ? 'ok' : status === 'partial' ? 'warn' : 'bad',
       }
+    }
+    case 'agent.wrap_up': {
+      const { phase, target, steps_allowed } = event.data
+      const asked = target === event.agent_id ? 'by you' : `by you, with ${shortId(target)}`
+      return phase === 'delivered'
+        ? { title: 'wrap up', summary: join('told at its step', `${steps_allowed ?? 2} steps left to finish`), tone: 'warn' }
+        : { title: 'wrap up', summary: join(`asked ${asked}`, 'told at its next step'), tone: 'warn' }
     }
     case 'subagent.request':
       return {
@@ -116,7 +130,7 @@ export function describeEvent(event: TraceEvent): EventDescription {
       const { envelope } = event.data
       return {
         title: 'child result',
-        summary: join(envelope.status, envelope.profile, shortId(envelope.agent_id)),
+        summary: join(envelope.status, envelope.profile, envelope.wrapped_up && 'wrapped up', shortId(envelope.agent_id)),
         tone: envelope.status === 'completed' ? 'ok' : 'warn',
       }
     }

@@ -16,6 +16,7 @@ describe('shortcutFor', () => {
     expect(shortcutFor(press('n'))).toBe('newJob')
     expect(shortcutFor(press('p'))).toBe('togglePause')
     expect(shortcutFor(press('k'))).toBe('killBranch')
+    expect(shortcutFor(press('w'))).toBe('wrapUp')
     expect(shortcutFor(press('m'))).toBe('messageAgent')
     expect(shortcutFor(press('.'))).toBe('nodeMenu')
     expect(shortcutFor(press('a'))).toBe('toggleAutoApprove')
@@ -52,7 +53,7 @@ describe('shortcutFor', () => {
   it('lists every action once in the help', () => {
     const actions = shortcuts.map((shortcut) => shortcut.action)
     expect(new Set(actions).size).toBe(actions.length)
-    expect(actions).toHaveLength(10)
+    expect(actions).toHaveLength(11)
     expect(isTypingTarget(null)).toBe(false)
     expect(isTypingTarget({ tagName: 'select' })).toBe(true)
   })

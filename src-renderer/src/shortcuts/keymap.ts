@@ -4,6 +4,7 @@ export type ShortcutAction =
   | 'newJob'
   | 'togglePause'
   | 'killBranch'
+  | 'wrapUp'
   | 'messageAgent'
   | 'nodeMenu'
   | 'toggleAutoApprove'
@@ -27,6 +28,7 @@ export const shortcuts: readonly Shortcut[] = [
     keys: ['K'],
     description: 'Kill the selected agent and its branch (asks first for the root or more than five agents)',
   },
+  { action: 'wrapUp', keys: ['W'], description: 'Wrap up the selected agent: it and its branch finish and report within 2 steps' },
   { action: 'messageAgent', keys: ['M'], description: 'Message the selected running agent (it reads it before its next step)' },
   {
     action: 'nodeMenu',
@@ -45,6 +47,7 @@ const plainKeys: Record<string, ShortcutAction> = {
   n: 'newJob',
   p: 'togglePause',
   k: 'killBranch',
+  w: 'wrapUp',
   m: 'messageAgent',
   '.': 'nodeMenu',
   a: 'toggleAutoApprove',

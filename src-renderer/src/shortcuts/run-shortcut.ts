@@ -62,6 +62,14 @@ export function runShortcut(action: ShortcutAction): void {
       if (!agent) return info('Select an agent first (click its node), then press . for its menu.')
       return state.openNodeMenu({ agentId: agent.id, ...menuPointFor(agent.id) })
     }
+    case 'wrapUp': {
+      if (!liveJob()) return
+      const agent = state.selectedAgentId ? state.tree.agents[state.selectedAgentId] : undefined
+      if (!agent) return info('Select an agent first (click its node), then press W to wrap it up.')
+      if (!isActive(agent.status)) return info(`${agent.label} is not running: there is nothing to wrap up.`)
+      if (state.tree.wrappingUp[agent.id]) return info(`${agent.label} is already wrapping up.`)
+      return void state.wrapUpAgent(agent.id)
+    }
     case 'killBranch': {
       if (!liveJob()) return
       const agent = state.selectedAgentId ? state.tree.agents[state.selectedAgentId] : undefined
@@ -74,8 +82,13 @@ export function runShortcut(action: ShortcutAction): void {
 
 /** Focuses the message box of an agent's open inspector (the `m` shortcut, the node menu's Steer…). */
 export function focusSteerBox(agentId: string): void {
+  focusInspectorBox(agentId, 'steer')
+}
+
+/** Focuses a text box under an agent's inspector (`steer`, `agent-follow-up`; inspector/SendBox.tsx). */
+export function focusInspectorBox(agentId: string, kind: string): void {
   const box = document.querySelector<HTMLTextAreaElement>(
-    `[data-testid="inspector"][data-agent-id="${CSS.escape(agentId)}"] [data-testid="steer-input"]`,
+    `[data-testid="inspector"][data-agent-id="${CSS.escape(agentId)}"] [data-testid="${kind}-input"]`,
   )
   box?.focus()
 }

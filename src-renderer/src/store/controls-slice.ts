@@ -52,6 +52,24 @@ export const createControlsSlice: SliceCreator<ControlsSlice> = (set, get) => {
         await api().killAgent({ agent_id: agentId })
       }),
 
+    wrapUpAgent: (agentId) =>
+      attempt('Wrap up', async () => {
+        const result = await api().stopAgent({ agent_id: agentId, mode: 'wrap_up' })
+        if (result.already && result.note) get().notify('info', result.note)
+        // The node says so at once; the agents' agent.wrap_up events say the same when they arrive.
+        const told = [...result.agents]
+        set((state) =>
+          told.length > 0 && state.tree.jobId !== null && told.every((id) => state.tree.agents[id])
+            ? {
+                tree: {
+                  ...state.tree,
+                  wrappingUp: { ...state.tree.wrappingUp, ...Object.fromEntries(told.map((id) => [id, true as const])) },
+                },
+              }
+            : {},
+        )
+      }),
+
     cancelSpawn: (agentId) =>
       attempt('Cancel spawn', async () => {
         await api().cancelSpawn({ agent_id: agentId })
@@ -67,9 +85,9 @@ export const createControlsSlice: SliceCreator<ControlsSlice> = (set, get) => {
         await api().steerAgent({ agent_id: agentId, text })
       }),
 
-    followUp: async (jobId, text, budgets = {}) => {
+    followUp: async (jobId, text, { agentId, budgets = {} } = {}) => {
       try {
-        await api().followUp({ job_id: jobId, text, ...budgets })
+        await api().followUp({ job_id: jobId, ...(agentId ? { agent_id: agentId } : {}), text, ...budgets })
         return true
       } catch (error) {
         get().notify('error', `Follow-up failed: ${errorText(error)}`)

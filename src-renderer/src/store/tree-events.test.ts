@@ -38,6 +38,27 @@ function demoBatch() {
 }
 
 describe('applyTreeEvents', () => {
+  it('marks an agent told to wrap up as wrapping up until it ends', () => {
+    const event = eventFactory()
+    const asked = { phase: 'requested', by: 'user', target: 'root', requested_at: '2025-03-01T10:00:00.000Z' }
+    const started = applyTreeEvents(emptyTree('job-1'), [
+      ...demoBatch(),
+      // After the batch's own events (a factory of its own numbers from 1 again).
+      event('agent.wrap_up', 'a', asked, { parent_id: 'root', depth: 1, seq: 100 }),
+      event('agent.wrap_up', 'root', asked),
+    ])
+    expect(started.wrappingUp).toEqual({ a: true, root: true })
+    const ended = applyTreeEvents(started, [
+      event(
+        'agent.end',
+        'a',
+        { status: 'completed', terminal_reason: 'completed', usage: usage(1, 1), cost_usd: null, steps: 2, wrapped_up: true },
+        { parent_id: 'root', depth: 1 },
+      ),
+    ])
+    expect(ended.wrappingUp).toEqual({ root: true })
+  })
+
   it('builds the tree from one batch: nodes, statuses, ghosts, order and structure', () => {
     const tree = applyTreeEvents(emptyTree('job-1'), demoBatch())
     expect(tree.order).toEqual(['root', 'a', 'b', 'c'])

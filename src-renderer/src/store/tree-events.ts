@@ -19,6 +19,7 @@ export function applyTreeEvents(state: TreeState, events: readonly TraceEvent[])
   let order = state.order
   let approvals = state.approvals
   let approvedCommands = state.approvedCommands
+  let wrappingUp = state.wrappingUp
   let structureChanged = false
   let lastSeq = state.lastSeq
   const changed = new Set<string>()
@@ -39,6 +40,7 @@ export function applyTreeEvents(state: TreeState, events: readonly TraceEvent[])
     }
     approvedCommands = applyApprovalRule(approvedCommands, approvals, event)
     approvals = applyApprovalEvent(approvals, event)
+    wrappingUp = applyWrapUpEvent(wrappingUp, event)
   }
   const children = structureChanged ? buildChildren(agents, order) : state.children
   return {
@@ -50,8 +52,21 @@ export function applyTreeEvents(state: TreeState, events: readonly TraceEvent[])
     subtree: structureChanged ? buildSubtreeTotals(agents, children) : updateSubtreeTotals(state.subtree, agents, children, changed),
     approvals,
     approvedCommands,
+    wrappingUp,
     lastSeq,
   }
+}
+
+/** An agent told to wrap up is wrapping up until it ends. */
+function applyWrapUpEvent(wrappingUp: Record<string, true>, event: TraceEvent): Record<string, true> {
+  const id = event.agent_id
+  if (!id) return wrappingUp
+  if (event.type === 'agent.wrap_up' && !wrappingUp[id]) return { ...wrappingUp, [id]: true }
+  if (event.type === 'agent.end' && wrappingUp[id]) {
+    const { [id]: _ended, ...rest } = wrappingUp
+    return rest
+  }
+  return wrappingUp
 }
 
 /** The user approved a waiting command for the whole job: it joins the job's rules. */

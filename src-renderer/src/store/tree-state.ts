@@ -26,6 +26,8 @@ export interface TreeState {
   approvals: PendingApproval[]
   /** Commands the user approved for the whole job (they run again unasked), in the order approved. */
   approvedCommands: string[]
+  /** Agents told to wrap up that have not ended yet (the node says "wrapping up…"). */
+  wrappingUp: Record<string, true>
   /** Events with a seq at or below this are already in the tree (snapshot or applied). */
   lastSeq: number
   /** Events received while the snapshot loads, applied (above the watermark) once it arrives. */
@@ -43,6 +45,7 @@ export const emptyTree = (jobId: string | null = null, loading = false): TreeSta
   subtree: {},
   approvals: [],
   approvedCommands: [],
+  wrappingUp: {},
   lastSeq: 0,
   pending: [],
 })
@@ -168,7 +171,13 @@ export class SnapshotTree {
   }
 
   /** The tree of every page added. */
-  finish(jobId: string, approvals: PendingApproval[], lastSeq: number, approvedCommands: string[] = []): TreeState {
+  finish(
+    jobId: string,
+    approvals: PendingApproval[],
+    lastSeq: number,
+    approvedCommands: string[] = [],
+    wrappingUp: readonly string[] = [],
+  ): TreeState {
     const order = this.ordered.map((agent) => agent.id)
     const children = buildChildren(this.agents, order)
     return {
@@ -180,6 +189,7 @@ export class SnapshotTree {
       subtree: buildSubtreeTotals(this.agents, children),
       approvals,
       approvedCommands,
+      wrappingUp: Object.fromEntries(wrappingUp.map((id) => [id, true as const])),
       lastSeq,
     }
   }

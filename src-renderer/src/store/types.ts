@@ -52,11 +52,17 @@ export interface ControlsSlice {
   setSubagentApprovals(jobId: string, mode: SubagentApprovals): Promise<void>
   /** Sends a running agent a message; resolves once it is delivered (or the failure is reported). */
   steerAgent(agentId: string, text: string): Promise<void>
-  /** Continues a job that ended with a new message to its root; true once it runs again. */
-  followUp(jobId: string, text: string, budgets?: { job_token_budget?: number | null; job_cost_budget?: number | null }): Promise<boolean>
+  /** Continues an agent that ended (the job's root by default) with a new message; true once it runs again. */
+  followUp(
+    jobId: string,
+    text: string,
+    options?: { agentId?: string; budgets?: { job_token_budget?: number | null; job_cost_budget?: number | null } },
+  ): Promise<boolean>
   /** Forgets a command approved for the whole job: the next one asks again. */
   revokeApprovedCommand(jobId: string, command: string): Promise<void>
   killAgent(agentId: string): Promise<void>
+  /** Asks a running agent, and its subtree, to finish and report within 2 steps (API stopAgent, wrap_up). */
+  wrapUpAgent(agentId: string): Promise<void>
   cancelSpawn(agentId: string): Promise<void>
   /** Gives a held or queued spawn a new prompt; rejects with the API's error, for its dialog to show. */
   editSpawn(agentId: string, prompt: string): Promise<void>
