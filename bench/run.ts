@@ -22,6 +22,7 @@ const benches = [
   'inspector.ts',
   'load.ts',
   'main-thread.ts',
+  'steer.ts',
 ]
 const selected = process.argv.length > 2 ? process.argv.slice(2) : benches
 const dir = mkdtempSync(join(tmpdir(), 'arbor-bench-run-'))

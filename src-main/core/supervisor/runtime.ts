@@ -7,7 +7,7 @@ import type { SubagentApprovals } from '../trace/statuses'
 import { emptyUsage, type Usage } from '../trace/usage'
 import type { Provider } from '../providers/types'
 import type { AgentProcess } from './process-host'
-import type { Redactor } from '../secrets/redact'
+import { createRedactor, providerKeyVariables, type Redactor } from '../secrets/redact'
 import type { TaskRequest } from '../protocol/messages'
 import { HistoryReceiver } from '../protocol/model-history'
 import type { WallClock } from './wall-clock'
@@ -148,6 +148,11 @@ export interface PendingSteer {
   sentAt: string
   delivered(at: string): void
   undelivered(reason: string): void
+}
+
+/** What a job's agents send is taken out of: its own key, the secrets the engine knows, and the provider variables' keys. */
+export function jobRedactor(context: JobContext, env: NodeJS.ProcessEnv): Redactor {
+  return createRedactor([context.connection?.api_key, ...(context.secrets ?? []), ...providerKeyVariables.map((name) => env[name])])
 }
 
 export function newJobRuntime(

@@ -4,11 +4,9 @@ import { builtinProfiles } from '../job/profiles'
 import type { LoadedProfiles } from '../job/profiles/load'
 import type { AgentStatus, EventData, EventType, TerminalReason } from '../trace/events'
 import { createProvider } from '../providers/create-provider'
-import { createRedactor, providerKeyVariables } from '../secrets/redact'
 import { sleep as realSleep } from '../providers/sleep'
 import type { Sleep } from '../providers/types'
 import type { AgentInit, AgentOutcome, ToAgent } from '../protocol/messages'
-import { HistoryReceiver } from '../protocol/model-history'
 import type { JobSettings } from '../trace/model'
 import type { SubagentApprovals } from '../trace/statuses'
 import { controlValueOfApprovalMode } from '../trace/projection'
@@ -27,7 +25,7 @@ import {
   childEventData,
   isBackground,
   isLive,
-  runningChildren,
+  jobRedactor,
   newAgentRuntime,
   newJobRuntime,
   storedJob,
@@ -39,9 +37,8 @@ import {
   type JobRuntime,
   type TraceSink,
 } from './runtime'
-import { rebuildHistory, type ResumeHistory } from '../protocol/resume-history'
-import { rehydrateJob, type ResumeSource } from './rehydrate'
-import { jobSpend } from './budget'
+import { FollowUps, type FollowUpOptions } from './follow-ups'
+import type { ResumeSource } from './rehydrate'
 import { SpawnEditRefused, Spawns } from './spawns'
 import { TraceEmitter } from './trace-emitter'
 
@@ -79,17 +76,6 @@ export interface StartJobOptions {
   spawnPaused?: boolean
 }
 
-export interface FollowUpOptions {
-  jobId: string
-  /** The agent to continue; the root by default. */
-  agentId?: string
-  text: string
-  /** The profiles the job may use, for a job not run in this process; built-ins by default. */
-  loadedProfiles?: LoadedProfiles
-  /** New caps for the whole job, when the user raised them to go on. */
-  budgets?: { job_token_budget?: number | null; job_cost_budget?: number | null }
-}
-
 const defaultNewId = (prefix: string): string => `${prefix}_${randomUUID().replaceAll('-', '').slice(0, 12)}`
 
 /**
@@ -104,13 +90,12 @@ export class Supervisor {
   private readonly newId: (prefix: string) => string
   private allPaused = false
   private readonly jobEndListeners = new Set<(jobId: string) => void>()
-  /** Agents a follow-up waits to start again (their last process is still exiting). */
-  private readonly resuming = new Set<string>()
   private readonly trace: TraceEmitter
   private readonly approvals: ApprovalDesk
   private readonly models: ModelCalls
   private readonly processes: AgentProcesses
   private readonly spawns: Spawns
+  private readonly followUps: FollowUps
 
   constructor(private readonly options: SupervisorOptions) {
     this.now = options.now ?? (() => new Date())
@@ -150,6 +135,18 @@ export class Supervisor {
       send: (agent, message) => this.send(agent, message),
       launch: (agent, firstMessage) => this.launch(agent, firstMessage),
     })
+    this.followUps = new FollowUps({
+      trace: this.trace,
+      sink: options.sink,
+      source: options.resumeSource,
+      jobs: this.jobs,
+      agents: this.agents,
+      jobContext: (project, settings) => this.jobContext(project, settings),
+      env: options.env ?? process.env,
+      isPaused: (job) => this.isPaused(job),
+      send: (agent, message) => this.send(agent, message),
+      launch: (agent, firstMessage, resume) => this.launch(agent, firstMessage, resume),
+    })
     const sleep = options.sleep ?? realSleep
     this.models = new ModelCalls({
       providerFor: (agent) => (agent.provider ??= createProvider(providerConfig(agent), { sleep, prices: agent.job.context.prices })),
@@ -165,14 +162,13 @@ export class Supervisor {
     const profiles = options.loadedProfiles?.profiles ?? builtinProfiles
     const rootProfile = profiles[options.settings.profile]
     if (!rootProfile) throw new Error(`unknown profile "${options.settings.profile}"`)
-    const context = this.options.jobContext?.(options.project, options.settings) ?? { connection: null }
-    const env = this.options.env ?? process.env
+    const context = this.jobContext(options.project, options.settings)
     const job = newJobRuntime({
       id: this.newId('job'),
       project: options.project,
       settings: options.settings,
       context,
-      redactor: createRedactor([context.connection?.api_key, ...(context.secrets ?? []), ...providerKeyVariables.map((name) => env[name])]),
+      redactor: jobRedactor(context, this.options.env ?? process.env),
       profiles,
       subagentApprovals: options.subagentApprovals ?? (options.autoApprove ? 'approve' : 'deny'),
       paused: options.spawnPaused ?? false,
@@ -298,46 +294,11 @@ export class Supervisor {
   }
 
   /**
-   * Continues an agent that ended (the root by default) with the user's new message: it resumes
-   * with its whole history, rebuilt from the trace, in the same job and tree, its totals carried
-   * on; the job runs again and ends again when it does. A job not run in this process is read
-   * back from the trace first. A child whose parent still runs sends its new envelope to the
-   * parent as a message (`child_result`). Refused (FollowUpRefused) for an agent that has not
-   * ended, a job over its budget, or a trace that cannot be rebuilt.
+   * Continues an agent that ended (the root by default) with the user's new message, in the same
+   * job and tree (follow-ups.ts). Throws FollowUpRefused.
    */
-  async followUp(options: FollowUpOptions): Promise<{ agent_id: string }> {
-    const source = this.options.resumeSource
-    if (!source) throw new FollowUpRefused('conflict', 'this supervisor keeps no trace to continue an agent from')
-    const job = this.jobs.get(options.jobId) ?? this.rehydrate(options.jobId, options.loadedProfiles)
-    const agent = options.agentId === undefined ? job.root : job.agents.get(options.agentId)
-    if (!agent) throw new FollowUpRefused('not_found', `no agent ${options.agentId ?? '(root)'} in job ${job.id}`)
-    if (!agent.ended || this.resuming.has(agent.id)) {
-      const status = agent.ended ? 'being continued' : agent.status
-      throw new FollowUpRefused('conflict', `${agent.label} is ${status}: send a running agent a message instead`)
-    }
-    const history = rebuildHistory(source.agentEvents(agent.id))
-    if ('error' in history) throw new FollowUpRefused('conflict', `${agent.label} cannot be continued: ${history.error}`)
-    const settings = { ...job.settings, ...options.budgets }
-    const raised = { ...job, settings }
-    if (jobSpend(raised).share >= 1) {
-      throw new FollowUpRefused('conflict', "the job's token or cost budget is spent: raise it to go on")
-    }
-    job.settings = settings
-    job.overBudget = false
-    job.budgetWarned = jobSpend(job).share >= 0.8
-    const text = job.redactor.redact(options.text)
-    // Its last run's process may not have exited yet: its exit must not be taken for the new run's.
-    this.resuming.add(agent.id)
-    try {
-      await agent.exited
-    } finally {
-      this.resuming.delete(agent.id)
-    }
-    // No call of a parent that still runs waits for it: its next envelope reaches the parent as a message.
-    agent.reportsToParent = agent.parent !== null && !agent.parent.ended
-    agent.callId = agent.reportsToParent ? null : agent.callId
-    this.resume(agent, text, history, { by: 'user', ...(options.budgets ? { budgets: options.budgets } : {}) })
-    return { agent_id: agent.id }
+  followUp(options: FollowUpOptions): Promise<{ agent_id: string }> {
+    return this.followUps.followUp(options)
   }
 
   /** The job's agents told to wrap up that have not ended yet (running jobs of this process only). */
@@ -461,99 +422,6 @@ export class Supervisor {
 
   // --- starting agents --------------------------------------------------------------------
 
-  /**
-   * A parent's `task` with `resume`: its own finished child goes on from its history with the
-   * new prompt, and its next envelope answers this call. Anything else is refused to the parent,
-   * naming why: the model gave an id from an envelope, and may have got it wrong.
-   */
-  private async resumeChild(parent: AgentRuntime, callId: string, childId: string, prompt: string): Promise<void> {
-    const refuse = (error: string): void => this.send(parent, { type: 'spawn_result', call_id: callId, result: { ok: false, error } })
-    const child = this.agents.get(childId)
-    const job = parent.job
-    if (!child || child.job !== job || child.parent !== parent) return refuse(`${childId} is not a subagent of yours`)
-    if (!child.ended || this.resuming.has(child.id))
-      return refuse(
-        `${child.label} (${childId}) is ${child.ended ? 'being resumed' : child.status}: only a finished subagent can be resumed`,
-      )
-    if (!job.active || job.overBudget || parent.stopping) return refuse('the job is ending or its budget is spent: nothing new starts')
-    if (this.isPaused(job)) return refuse('spawning is paused: no subagent starts or resumes until the user resumes it')
-    if (runningChildren(parent) >= job.settings.max_concurrent_children) {
-      return refuse(`${job.settings.max_concurrent_children} subagents already run: wait for one to finish, then resume ${child.label}`)
-    }
-    const history = rebuildHistory(this.options.resumeSource?.agentEvents(child.id) ?? [])
-    if ('error' in history) return refuse(`${child.label} cannot be resumed: ${history.error}`)
-    this.resuming.add(child.id)
-    try {
-      await child.exited
-    } finally {
-      this.resuming.delete(child.id)
-    }
-    if (parent.ended || parent.stopping) return
-    // This call waits for its envelope now, a background child's too.
-    child.callId = callId
-    child.reportsToParent = false
-    if (child.request?.background) child.request = { ...child.request, background: false }
-    this.trace.agent(parent, 'subagent.start', { ...childEventData(child), task: job.redactor.redact(prompt), resumed: true })
-    this.resume(child, job.redactor.redact(prompt), history, { by: 'parent', call_id: callId })
-  }
-
-  /** A stored job read back to continue it here; this process owns it from now on. */
-  private rehydrate(jobId: string, loadedProfiles: LoadedProfiles | undefined): JobRuntime {
-    const stored = this.options.resumeSource?.storedJob(jobId)
-    if (!stored) throw new FollowUpRefused('not_found', `no job ${jobId}`)
-    if (stored.job.status === 'running') throw new FollowUpRefused('conflict', `job ${jobId} is running in another Arbor process`)
-    const context = this.options.jobContext?.(stored.job.project, stored.job.settings) ?? { connection: null }
-    const env = this.options.env ?? process.env
-    const job = rehydrateJob(stored, {
-      context,
-      redactor: createRedactor([context.connection?.api_key, ...(context.secrets ?? []), ...providerKeyVariables.map((name) => env[name])]),
-      profiles: loadedProfiles?.profiles ?? builtinProfiles,
-    })
-    this.jobs.set(job.id, job)
-    for (const agent of job.agents.values()) this.agents.set(agent.id, agent)
-    return job
-  }
-
-  /**
-   * Runs an ended agent again from its rebuilt history and a new message, in a new process. The
-   * job opens again if it had ended; `agent.resume` (not a second agent.start) marks the run.
-   */
-  private resume(
-    agent: AgentRuntime,
-    text: string,
-    history: ResumeHistory,
-    data: { by: 'user' | 'parent'; call_id?: string; budgets?: FollowUpOptions['budgets'] },
-  ): void {
-    const job = agent.job
-    if (job.ended) {
-      job.ended = false
-      this.options.sink.reopenJob?.(job.id)
-    }
-    if (agent === job.root) job.rootReason = null
-    job.active = true
-    const previous = agent.status
-    Object.assign(agent, {
-      ended: false,
-      stopping: null,
-      lastText: '',
-      calls: new Map(),
-      history: new HistoryReceiver(),
-      groups: new Set(),
-      spawnsThisTurn: 0,
-      userWaits: 0,
-      waiting: [],
-      // A run that was wrapped up is over: the new one has its own steps.
-      wrapUp: null,
-    } satisfies Partial<AgentRuntime>)
-    this.trace.agent(agent, 'agent.resume', {
-      ...data,
-      text,
-      history_messages: history.messages.length,
-      previous_status: previous,
-    })
-    this.launch(agent, text, { history: history.messages, closing: history.closing })
-  }
-
   private addAgent(fields: Omit<Parameters<typeof newAgentRuntime>[0], 'now'>): AgentRuntime {
     const agent = newAgentRuntime({ ...fields, now: Date.now() })
     fields.job.agents.set(agent.id, agent)
@@ -612,7 +480,7 @@ export class Supervisor {
         this.spawns.request(agent, message.call_id, message.request)
         return
       case 'resume_child':
-        void this.resumeChild(agent, message.call_id, message.agent_id, message.prompt)
+        void this.followUps.resumeChild(agent, message.call_id, message.agent_id, message.prompt)
         return
       case 'approval':
         this.approvals.request(agent, message.approval_id, message.tool, message.command, message.reason)
@@ -905,6 +773,10 @@ export class Supervisor {
     }
   }
 
+  private jobContext(project: string, settings: JobSettings): JobContext {
+    return this.options.jobContext?.(project, settings) ?? { connection: null }
+  }
+
   private isPaused(job: JobRuntime): boolean {
     return job.paused || this.allPaused
   }
@@ -917,17 +789,6 @@ export class Supervisor {
 function partialSummary(agent: AgentRuntime, reason: TerminalReason): string {
   const partial = agent.lastText ? ` Last output: ${agent.lastText.slice(0, 300)}` : ''
   return `${agent.profile.name} agent ended: ${reason}.${partial}`
-}
-
-/** A follow-up that cannot be made: no such job or agent (`not_found`), or one that cannot go on now (`conflict`). */
-export class FollowUpRefused extends Error {
-  constructor(
-    readonly code: 'not_found' | 'conflict',
-    message: string,
-  ) {
-    super(message)
-    this.name = 'FollowUpRefused'
-  }
 }
 
 /** A message the user sent could not go to the agent: unknown agent (`not_found`), or one not running (`conflict`). */

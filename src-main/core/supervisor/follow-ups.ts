@@ -1,0 +1,197 @@
+import { builtinProfiles } from '../job/profiles'
+import type { LoadedProfiles } from '../job/profiles/load'
+import type { AgentInit, ToAgent } from '../protocol/messages'
+import { HistoryReceiver } from '../protocol/model-history'
+import { rebuildHistory, type ResumeHistory } from '../protocol/resume-history'
+import type { JobSettings } from '../trace/model'
+import { jobSpend } from './budget'
+import { rehydrateJob, type ResumeSource } from './rehydrate'
+import {
+  childEventData,
+  jobRedactor,
+  runningChildren,
+  type AgentRuntime,
+  type JobContext,
+  type JobRuntime,
+  type TraceSink,
+} from './runtime'
+import type { TraceEmitter } from './trace-emitter'
+
+export interface FollowUpOptions {
+  jobId: string
+  /** The agent to continue; the root by default. */
+  agentId?: string
+  text: string
+  /** The profiles the job may use, for a job not run in this process; built-ins by default. */
+  loadedProfiles?: LoadedProfiles
+  /** New caps for the whole job, when the user raised them to go on. */
+  budgets?: { job_token_budget?: number | null; job_cost_budget?: number | null }
+}
+
+/** What FollowUps needs of the supervisor: its jobs and agents, and how it starts and talks to agents. */
+export interface FollowUpsOptions {
+  trace: TraceEmitter
+  sink: TraceSink
+  /** Without it no agent can be continued: nothing to rebuild its history from. */
+  source: ResumeSource | undefined
+  jobs: Map<string, JobRuntime>
+  agents: Map<string, AgentRuntime>
+  jobContext(project: string, settings: JobSettings): JobContext
+  env: NodeJS.ProcessEnv
+  isPaused(job: JobRuntime): boolean
+  send(agent: AgentRuntime, message: ToAgent): void
+  /** Starts the agent's new process with its history (no second agent.start). */
+  launch(agent: AgentRuntime, firstMessage: string, resume: AgentInit['resume']): void
+}
+
+/**
+ * Agents that ended, continued: by the user (a follow-up to the root, or to any finished child)
+ * or by a parent (`task` with `resume`). Each goes on in a new process from its history as the
+ * trace holds it (protocol/resume-history.ts), in the same job and tree, its totals carried on;
+ * `agent.resume` marks the run, and a job that had ended runs, and ends, again. A job of another
+ * session is read back from the trace first (rehydrate.ts), and this process takes it over.
+ */
+export class FollowUps {
+  /** Agents waiting to start again: their last process is still exiting. */
+  private readonly resuming = new Set<string>()
+
+  constructor(private readonly options: FollowUpsOptions) {}
+
+  /**
+   * The user's follow-up. A child whose parent still runs sends its new envelope to the parent as
+   * a message (`child_result`). Refused (FollowUpRefused) for an agent that has not ended, a job
+   * over its budget, or a trace that cannot be rebuilt.
+   */
+  async followUp(options: FollowUpOptions): Promise<{ agent_id: string }> {
+    const { source } = this.options
+    if (!source) throw new FollowUpRefused('conflict', 'this supervisor keeps no trace to continue an agent from')
+    const job = this.options.jobs.get(options.jobId) ?? this.rehydrate(source, options.jobId, options.loadedProfiles)
+    const agent = options.agentId === undefined ? job.root : job.agents.get(options.agentId)
+    if (!agent) throw new FollowUpRefused('not_found', `no agent ${options.agentId ?? '(root)'} in job ${job.id}`)
+    if (!agent.ended || this.resuming.has(agent.id)) {
+      const status = agent.ended ? 'being continued' : agent.status
+      throw new FollowUpRefused('conflict', `${agent.label} is ${status}: send a running agent a message instead`)
+    }
+    const history = rebuildHistory(source.agentEvents(agent.id))
+    if ('error' in history) throw new FollowUpRefused('conflict', `${agent.label} cannot be continued: ${history.error}`)
+    const settings = { ...job.settings, ...options.budgets }
+    if (jobSpend({ ...job, settings }).share >= 1) {
+      throw new FollowUpRefused('conflict', "the job's token or cost budget is spent: raise it to go on")
+    }
+    job.settings = settings
+    job.overBudget = false
+    job.budgetWarned = jobSpend(job).share >= 0.8
+    const text = job.redactor.redact(options.text)
+    await this.lastRunExited(agent)
+    // No call of a parent that still runs waits for it: its next envelope reaches the parent as a message.
+    agent.reportsToParent = agent.parent !== null && !agent.parent.ended
+    agent.callId = agent.reportsToParent ? null : agent.callId
+    this.resume(agent, text, history, { by: 'user', ...(options.budgets ? { budgets: options.budgets } : {}) })
+    return { agent_id: agent.id }
+  }
+
+  /**
+   * A parent's `task` with `resume`: its own finished child goes on from its history with the
+   * new prompt, and its next envelope answers this call. Anything else is refused to the parent,
+   * naming why: the model gave an id from an envelope, and may have got it wrong.
+   */
+  async resumeChild(parent: AgentRuntime, callId: string, childId: string, prompt: string): Promise<void> {
+    const refuse = (error: string): void =>
+      this.options.send(parent, { type: 'spawn_result', call_id: callId, result: { ok: false, error } })
+    const child = this.options.agents.get(childId)
+    const job = parent.job
+    if (!child || child.job !== job || child.parent !== parent) return refuse(`${childId} is not a subagent of yours`)
+    if (!child.ended || this.resuming.has(child.id)) {
+      const status = child.ended ? 'being resumed' : child.status
+      return refuse(`${child.label} (${childId}) is ${status}: only a finished subagent can be resumed`)
+    }
+    if (!job.active || job.overBudget || parent.stopping) return refuse('the job is ending or its budget is spent: nothing new starts')
+    if (this.options.isPaused(job)) return refuse('spawning is paused: no subagent starts or resumes until the user resumes it')
+    if (runningChildren(parent) >= job.settings.max_concurrent_children) {
+      return refuse(`${job.settings.max_concurrent_children} subagents already run: wait for one to finish, then resume ${child.label}`)
+    }
+    const history = rebuildHistory(this.options.source?.agentEvents(child.id) ?? [])
+    if ('error' in history) return refuse(`${child.label} cannot be resumed: ${history.error}`)
+    await this.lastRunExited(child)
+    if (parent.ended || parent.stopping) return
+    // This call waits for its envelope now, a background child's too.
+    child.callId = callId
+    child.reportsToParent = false
+    if (child.request?.background) child.request = { ...child.request, background: false }
+    const text = job.redactor.redact(prompt)
+    this.options.trace.agent(parent, 'subagent.start', { ...childEventData(child), task: text, resumed: true })
+    this.resume(child, text, history, { by: 'parent', call_id: callId })
+  }
+
+  /** Its last run's process may not have exited yet: its exit must not be taken for the new run's. */
+  private async lastRunExited(agent: AgentRuntime): Promise<void> {
+    this.resuming.add(agent.id)
+    try {
+      await agent.exited
+    } finally {
+      this.resuming.delete(agent.id)
+    }
+  }
+
+  /** A stored job read back to continue it here; this process owns it from now on. */
+  private rehydrate(source: ResumeSource, jobId: string, loadedProfiles: LoadedProfiles | undefined): JobRuntime {
+    const stored = source.storedJob(jobId)
+    if (!stored) throw new FollowUpRefused('not_found', `no job ${jobId}`)
+    if (stored.job.status === 'running') throw new FollowUpRefused('conflict', `job ${jobId} is running in another Arbor process`)
+    const context = this.options.jobContext(stored.job.project, stored.job.settings)
+    const job = rehydrateJob(stored, {
+      context,
+      redactor: jobRedactor(context, this.options.env),
+      profiles: loadedProfiles?.profiles ?? builtinProfiles,
+    })
+    this.options.jobs.set(job.id, job)
+    for (const agent of job.agents.values()) this.options.agents.set(agent.id, agent)
+    return job
+  }
+
+  /**
+   * Runs an ended agent again from its rebuilt history and a new message, in a new process. The
+   * job opens again if it had ended; `agent.resume` (not a second agent.start) marks the run.
+   */
+  private resume(
+    agent: AgentRuntime,
+    text: string,
+    history: ResumeHistory,
+    data: { by: 'user' | 'parent'; call_id?: string; budgets?: FollowUpOptions['budgets'] },
+  ): void {
+    const job = agent.job
+    if (job.ended) {
+      job.ended = false
+      this.options.sink.reopenJob?.(job.id)
+    }
+    if (agent === job.root) job.rootReason = null
+    job.active = true
+    const previous = agent.status
+    Object.assign(agent, {
+      ended: false,
+      stopping: null,
+      lastText: '',
+      calls: new Map(),
+      history: new HistoryReceiver(),
+      groups: new Set(),
+      spawnsThisTurn: 0,
+      userWaits: 0,
+      waiting: [],
+      // A run that was wrapped up is over: the new one has its own steps.
+      wrapUp: null,
+    } satisfies Partial<AgentRuntime>)
+    this.options.trace.agent(agent, 'agent.resume', { ...data, text, history_messages: history.messages.length, previous_status: previous })
+    this.options.launch(agent, text, { history: history.messages, closing: history.closing })
+  }
+}
+
+/** A follow-up that cannot be made: no such job or agent (`not_found`), or one that cannot go on now (`conflict`). */
+export class FollowUpRefused extends Error {
+  constructor(
+    readonly code: 'not_found' | 'conflict',
+    message: string,
+  ) {
+    super(message)
+    this.name = 'FollowUpRefused'
+  }
+}
