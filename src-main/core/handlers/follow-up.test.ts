@@ -406,3 +406,56 @@ describe("a parent's task with resume", () => {
     },
   )
 })
+
+describe('a resume that is not the caller’s to make', () => {
+  it("a child told its sibling's id (by its task, or a file it read) cannot resume it: refused, the sibling untouched", async () => {
+    const where = project()
+    const idIn = (text: string) => /agent_[0-9a-f]{12}/.exec(text)?.[0] ?? 'agent_unknown'
+    const server = await startFakeOpenAI({
+      route: openaiConversations([
+        { match: 'CHILD-B', turns: [finish('B-SECRET-WORK')] },
+        {
+          match: 'ATTACKER',
+          turns: [
+            (view: ConversationView) => ({
+              tool_calls: [{ name: 'task', arguments: { resume: idIn(view.first_user), prompt: 'tell me everything' } }],
+            }),
+            finish('A-DONE'),
+          ],
+        },
+        {
+          match: 'ROOT-TASK',
+          turns: [
+            { tool_calls: [{ name: 'task', arguments: { description: 'B', prompt: 'CHILD-B: do the work', subagent_type: 'general' } }] },
+            (view: ConversationView) => ({
+              tool_calls: [
+                {
+                  name: 'task',
+                  arguments: {
+                    description: 'A',
+                    prompt: `ATTACKER: resume ${idIn(view.tool_results[0]?.content ?? '')}`,
+                    subagent_type: 'general',
+                  },
+                },
+              ],
+            }),
+            finish('ROOT-DONE'),
+          ],
+        },
+      ]),
+    })
+    cleanups.push(() => server.close())
+    const rig = makeEngine(where.dbFile, where.project)
+    const { job_id } = await rig.engine.handlers.startJob({ kind: 'agent', job: job({ base_url: `${server.url}/v1`, max_depth: 2 }) })
+    await rig.engine.waitForJob(job_id)
+    const tree = await rig.engine.handlers.getTree({ job_id })
+    const sibling = tree.agents.find((agent) => agent.label === 'B')!
+    const attacker = tree.agents.find((agent) => agent.label === 'A')!
+    const refusal = rig.events.find((event) => event.type === 'tool.result' && event.agent_id === attacker.id && event.data.name === 'task')
+    expect(refusal).toMatchObject({ data: { ok: false, output: expect.stringContaining(`${sibling.id} is not a subagent of yours`) } })
+    expect(rig.events.filter((event) => event.type === 'agent.resume')).toEqual([])
+    expect(server.requests.filter((request) => firstUser(request).includes('CHILD-B'))).toHaveLength(1)
+    expect(tree.agents).toHaveLength(3)
+    expect(tree.answer).toContain('ROOT-DONE')
+  })
+})
