@@ -77,6 +77,8 @@ describe('arbor run --continue', () => {
     // By a part of its id, in the human-readable form.
     const third = await arbor(['run', project, '--continue', jobId.slice(-8), '--task', 'Thanks.', '--db', dbFile])
     expect(third.stdout).toContain(`continuing job ${jobId}`)
+    expect(third.stdout).toContain('↻ root followed up: Thanks.')
+    expect(third.stdout).toMatch(/■ root completed \(completed, 3 steps/)
     expect(third.stdout).toContain('result:\nTHIRD: you are welcome')
     expect(server.requests).toHaveLength(3)
   })

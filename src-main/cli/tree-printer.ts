@@ -37,6 +37,17 @@ export function printTree(write: (line: string) => void): (notification: ApiNoti
           )
           break
         }
+        case 'agent.resume': {
+          // A job of an earlier session (run --continue) has no agent.start here: the resume names the agent.
+          const label = event.data.label ?? labels.get(event.agent_id ?? '') ?? 'agent'
+          labels.set(event.agent_id ?? '', label)
+          line(
+            event,
+            depth,
+            `↻ ${label} ${event.data.by === 'user' ? 'followed up' : 'resumed by its parent'}: ${oneLine(event.data.text)}`,
+          )
+          break
+        }
         case 'agent.wrap_up':
           if (event.data.phase === 'delivered') {
             const label = labels.get(event.agent_id ?? '') ?? 'agent'
@@ -54,6 +65,11 @@ export function printTree(write: (line: string) => void): (notification: ApiNoti
       }
     }
   }
+}
+
+const oneLine = (text: string): string => {
+  const flat = text.replace(/\s+/g, ' ').trim()
+  return flat.length > 80 ? `${flat.slice(0, 79)}…` : flat
 }
 
 /** An error event as one line; a profile file's problem names the file and field. */

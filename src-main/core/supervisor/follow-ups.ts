@@ -180,7 +180,13 @@ export class FollowUps {
       // A run that was wrapped up is over: the new one has its own steps.
       wrapUp: null,
     } satisfies Partial<AgentRuntime>)
-    this.options.trace.agent(agent, 'agent.resume', { ...data, text, history_messages: history.messages.length, previous_status: previous })
+    this.options.trace.agent(agent, 'agent.resume', {
+      ...data,
+      text,
+      history_messages: history.messages.length,
+      previous_status: previous,
+      label: agent.label,
+    })
     this.options.launch(agent, text, { history: history.messages, closing: history.closing })
   }
 }

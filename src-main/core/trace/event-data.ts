@@ -152,6 +152,7 @@ export const eventDataSchemas = {
     call_id: z.string().optional().meta({ description: "by parent: the parent's `task` call that resumed it" }),
     history_messages: count.meta({ description: 'the messages of its earlier history it continues from, rebuilt from this trace' }),
     previous_status: agentStatus.meta({ description: 'how it had ended' }),
+    label: z.string().optional().meta({ description: "the agent's label, as its agent.start gave it" }),
   }),
   message: z.looseObject({
     role: z.enum(['system', 'user', 'assistant', 'tool']),

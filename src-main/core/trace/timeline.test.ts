@@ -191,6 +191,29 @@ describe('foldTimeline', () => {
     expect([seconds(timeline.start_ms), seconds(timeline.end_ms), seconds(timelineEnd(timeline))]).toEqual([0, 15, 15])
   })
 
+  it('runs a followed-up lane and the job again, its new calls on the same lane, to the next end', () => {
+    const events = jobEvents()
+    const last = events.at(-1)!
+    const at = (second: number) => new Date(t0 + second * 1000).toISOString()
+    const more = (second: number, type: string, agent: string | null, data: Record<string, unknown>) =>
+      ({ ...last, seq: last.seq + second, ts: at(second), type, agent_id: agent, depth: agent ? 0 : null, data }) as TraceEvent
+    const followed = fold([
+      ...events,
+      more(20, 'agent.resume', 'root', { by: 'user', text: 'and then?', history_messages: 6, previous_status: 'completed' }),
+      more(22, 'llm.call', 'root', {
+        provider: 'scripted',
+        model: 'm',
+        usage: usage(300, 10),
+        cost_usd: null,
+        duration_ms: 1000,
+        finish_reason: 'stop',
+      }),
+    ])
+    expect(followed.lanes.root).toMatchObject({ status: 'running', end_ms: null })
+    expect(followed.end_ms).toBeNull()
+    expect(followed.bars.root!.filter((bar) => bar.kind === 'model').map((bar) => seconds(bar.end_ms))).toEqual([2, 15, 22])
+  })
+
   it('leaves a bar open while it runs, and ends it with the job', () => {
     const events = jobEvents()
     const cut = events.findIndex((event) => event.type === 'approval.decision')

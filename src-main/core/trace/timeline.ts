@@ -192,6 +192,15 @@ function foldEvent(timeline: Timeline, event: TraceEvent, ms: number): boolean {
       closeLane(timeline, agentId, ms)
       return false
     }
+    case 'agent.resume': {
+      // A follow-up: the lane runs again to its next end, and so does the job.
+      const lane = agentId ? timeline.lanes[agentId] : undefined
+      if (!lane) return false
+      lane.end_ms = null
+      lane.status = 'running'
+      timeline.end_ms = null
+      return false
+    }
     case 'llm.call': {
       if (!agentId || !timeline.lanes[agentId]) return false
       const duration = typeof event.data.duration_ms === 'number' && event.data.duration_ms > 0 ? event.data.duration_ms : 0
