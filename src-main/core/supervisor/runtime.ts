@@ -145,7 +145,6 @@ export interface WrapUp {
 }
 
 export interface PendingSteer {
-  sentAt: string
   delivered(at: string): void
   undelivered(reason: string): void
 }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { availableParallelism } from 'node:os'
 import { builtinProfiles } from '../job/profiles'
 import type { LoadedProfiles } from '../job/profiles/load'
-import type { AgentStatus, EventData, EventType, TerminalReason } from '../trace/events'
+import type { AgentStatus, EventType, TerminalReason } from '../trace/events'
 import { createProvider } from '../providers/create-provider'
 import { sleep as realSleep } from '../providers/sleep'
 import type { Sleep } from '../providers/types'
@@ -30,7 +30,6 @@ import {
   newJobRuntime,
   storedJob,
   subtreePostOrder,
-  wrapUpSteps,
   type AgentRuntime,
   type Ending,
   type JobContext,
@@ -38,6 +37,7 @@ import {
   type TraceSink,
 } from './runtime'
 import { FollowUps, type FollowUpOptions } from './follow-ups'
+import { AgentMessages, type WrapUpResult } from './agent-messages'
 import type { ResumeSource } from './rehydrate'
 import { SpawnEditRefused, Spawns } from './spawns'
 import { TraceEmitter } from './trace-emitter'
@@ -96,6 +96,7 @@ export class Supervisor {
   private readonly processes: AgentProcesses
   private readonly spawns: Spawns
   private readonly followUps: FollowUps
+  private readonly messages: AgentMessages
 
   constructor(private readonly options: SupervisorOptions) {
     this.now = options.now ?? (() => new Date())
@@ -134,6 +135,15 @@ export class Supervisor {
       isPaused: (job) => this.isPaused(job),
       send: (agent, message) => this.send(agent, message),
       launch: (agent, firstMessage) => this.launch(agent, firstMessage),
+    })
+    this.messages = new AgentMessages({
+      trace: this.trace,
+      agents: this.agents,
+      newId: this.newId,
+      now: this.now,
+      send: (agent, message) => this.send(agent, message),
+      stop: (agent, status, reason, summary) => this.stop(agent, status, reason, summary),
+      finish: (agent, ending, parentResult) => this.finish(agent, ending, parentResult),
     })
     this.followUps = new FollowUps({
       trace: this.trace,
@@ -265,32 +275,11 @@ export class Supervisor {
   }
 
   /**
-   * Sends the user's message to a running agent. It is delivered at the agent's next step
-   * boundary (before its next model call; a model call or tool call is never cut short), as a
-   * user message marked as the user's, and recorded as its `message` event with `by: user`.
-   * Resolves once delivered; rejects when the agent ends first, or is not running now.
+   * Sends the user's message to a running agent, delivered at its next step boundary
+   * (agent-messages.ts). Resolves once delivered; rejects (SteerRefused) when it ends first.
    */
   steerAgent(agentId: string, text: string): Promise<{ steer_id: string; sent_at: string; delivered_at: string }> {
-    const agent = this.agents.get(agentId)
-    if (!agent) return Promise.reject(new SteerRefused('not_found', `no agent ${agentId}`))
-    if (agent.ended || agent.stopping || !agent.process || !isLive(agent)) {
-      return Promise.reject(
-        new SteerRefused(
-          'conflict',
-          `agent ${agent.label} is ${agent.stopping ? 'stopping' : agent.status}: only a running agent takes a message`,
-        ),
-      )
-    }
-    const steerId = this.newId('steer')
-    const sentAt = this.now().toISOString()
-    return new Promise((resolve, reject) => {
-      agent.steers.set(steerId, {
-        sentAt,
-        delivered: (at) => resolve({ steer_id: steerId, sent_at: sentAt, delivered_at: at }),
-        undelivered: (reason) => reject(new SteerRefused('conflict', `the message to ${agent.label} was not delivered: ${reason}`)),
-      })
-      this.send(agent, { type: 'steer', steer_id: steerId, text: agent.job.redactor.redact(text), sent_at: sentAt })
-    })
+    return this.messages.steer(agentId, text)
   }
 
   /**
@@ -303,8 +292,7 @@ export class Supervisor {
 
   /** The job's agents told to wrap up that have not ended yet (running jobs of this process only). */
   wrappingUp(jobId: string): string[] {
-    const job = this.jobs.get(jobId)
-    return job ? [...job.agents.values()].filter((agent) => agent.wrapUp && !agent.ended).map((agent) => agent.id) : []
+    return this.messages.wrappingUp(this.jobs.get(jobId))
   }
 
   /** Forgets a command approved for the whole job; false when the job had no such rule. */
@@ -341,33 +329,7 @@ export class Supervisor {
    * `wrapped_up`. An agent already wrapping up is left as it is (`already`).
    */
   wrapUp(agentId: string): WrapUpResult {
-    const target = this.agents.get(agentId)
-    if (!target) throw new StopRefused('not_found', `no agent ${agentId}`)
-    if (target.ended) throw new StopRefused('conflict', `agent ${target.label} has ended (${target.status}): there is nothing to wrap up`)
-    if (target.stopping) throw new StopRefused('conflict', `agent ${target.label} is being stopped (${target.stopping.reason})`)
-    if (target.wrapUp) {
-      const asked = target.wrapUp.requestedAt
-      return { wrapping_up: [], cancelled: [], already: true, note: `agent ${target.label} is already wrapping up (asked at ${asked})` }
-    }
-    const requestedAt = this.now().toISOString()
-    const result: WrapUpResult = { wrapping_up: [], cancelled: [], already: false }
-    const subtree = subtreePostOrder(target).filter((agent) => !agent.ended && !agent.stopping && !agent.wrapUp)
-    // A spawn that never started its work (a ghost, or a process still waiting to start) has
-    // nothing to report: cancelled, once every running agent is marked, so none starts instead.
-    const unstarted = (agent: AgentRuntime): boolean => agent.status === 'held' || agent.status === 'queued' || !agent.process
-    for (const agent of subtree.filter((each) => !unstarted(each))) {
-      agent.wrapUp = { id: this.newId('wrapup'), target: target.id, requestedAt, deliveredAtStep: null }
-      this.trace.agent(agent, 'agent.wrap_up', { phase: 'requested', by: 'user', target: target.id, requested_at: requestedAt })
-      this.send(agent, { type: 'wrap_up', wrap_up_id: agent.wrapUp.id, requested_at: requestedAt, steps_allowed: wrapUpSteps })
-      result.wrapping_up.push(agent.id)
-    }
-    for (const agent of subtree.filter(unstarted)) {
-      if (agent.parent) agent.parent.waiting = agent.parent.waiting.filter((waiting) => waiting !== agent)
-      const reason = 'spawn cancelled: its parent is wrapping up'
-      this.finish(agent, { status: 'cancelled', terminalReason: 'cancelled', result: null, summary: reason }, { ok: false, error: reason })
-      result.cancelled.push(agent.id)
-    }
-    return result
+    return this.messages.wrapUp(agentId)
   }
 
   /** Cancels a held or queued spawn; the parent's `task` call gets an error. */
@@ -470,7 +432,7 @@ export class Supervisor {
         return
       case 'model_call':
         agent.spawnsThisTurn = 0
-        if (this.wrapUpSpent(agent)) return
+        if (this.messages.wrapUpSpent(agent)) return
         this.models.start(agent, message.call_id, message)
         return
       case 'model_cancel':
@@ -500,92 +462,13 @@ export class Supervisor {
       return
     }
     const { event } = parsed
-    if (event.type === 'message' && typeof event.data.wrap_up_id === 'string') {
-      this.onWrapUpDelivered(agent, event.data, ts)
-      return
-    }
-    if (event.type === 'message' && event.data.by === 'arbor' && !this.isArborMessage(agent, event.data.background_results)) {
-      const { by: _by, background_results: _results, delivered_at: _delivered, ...plain } = event.data
-      this.trace.agent(agent, 'error', {
-        message: 'the agent marked a message as Arbor’s that carries results of no ended background child of its own; recorded as its own',
-      })
-      this.trace.agent(agent, 'message', plain, ts)
-      return
-    }
-    if (event.type === 'message' && event.data.by === 'user') {
-      // Only a message the user sent this agent may say it is the user's.
-      const steer = typeof event.data.steer_id === 'string' ? agent.steers.get(event.data.steer_id) : undefined
-      if (!steer) {
-        const { by: _by, steer_id: _id, sent_at: _sent, delivered_at: _delivered, ...plain } = event.data
-        this.trace.agent(agent, 'error', {
-          message: 'the agent marked a message as the user’s that the user did not send; recorded as its own',
-        })
-        this.trace.agent(agent, 'message', plain, ts)
-        return
-      }
-      agent.steers.delete(event.data.steer_id as string)
-      steer.delivered(typeof event.data.delivered_at === 'string' ? event.data.delivered_at : ts)
-    }
+    if (event.type === 'message' && !this.messages.admit(agent, event.data, ts)) return
     if (event.type === 'tool.call') {
       agent.toolUsage[event.data.name] = (agent.toolUsage[event.data.name] ?? 0) + 1
     } else if (event.type === 'message' && event.data.role === 'assistant' && event.data.content) {
       agent.lastText = event.data.content
     }
     this.trace.agent(agent, event.type, event.data, ts)
-  }
-
-  /**
-   * A message the agent marks as Arbor's is one of two: a refused finish (no results), or the
-   * delivery of envelopes, each of an ended background child of its own.
-   */
-  private isArborMessage(agent: AgentRuntime, results: string[] | undefined): boolean {
-    if (results === undefined) return true
-    return results.every((id) => {
-      const child = this.agents.get(id)
-      return child !== undefined && child.parent === agent && (isBackground(child) || child.reportsToParent) && child.ended
-    })
-  }
-
-  /**
-   * The agent took the user's request to wrap up in, before its next model call: its steps to
-   * finish count from here. Only the request the supervisor sent may say it is the user's.
-   */
-  private onWrapUpDelivered(agent: AgentRuntime, data: EventData<'message'>, ts: string): void {
-    const wrapUp = agent.wrapUp
-    if (!wrapUp || wrapUp.id !== data.wrap_up_id || wrapUp.deliveredAtStep !== null) {
-      const { by: _by, wrap_up_id: _id, sent_at: _sent, delivered_at: _delivered, ...plain } = data
-      this.trace.agent(agent, 'error', {
-        message: 'the agent marked a message as the user’s wrap-up request that the user did not send; recorded as its own',
-      })
-      this.trace.agent(agent, 'message', plain, ts)
-      return
-    }
-    wrapUp.deliveredAtStep = agent.steps
-    const deliveredAt = typeof data.delivered_at === 'string' ? data.delivered_at : ts
-    this.trace.agent(agent, 'message', data, ts)
-    this.trace.agent(agent, 'agent.wrap_up', {
-      phase: 'delivered',
-      by: 'user',
-      target: wrapUp.target,
-      requested_at: wrapUp.requestedAt,
-      delivered_at: deliveredAt,
-      steps_allowed: wrapUpSteps,
-    })
-  }
-
-  /**
-   * True when a wrapping-up agent asks for a model call past its allowance: it did not finish in
-   * time, so it ends `killed` (with what is left of its subtree) with its last output, as a kill would.
-   */
-  private wrapUpSpent(agent: AgentRuntime): boolean {
-    const delivered = agent.wrapUp?.deliveredAtStep
-    if (delivered === null || delivered === undefined || agent.steps < delivered + wrapUpSteps) return false
-    const summary = `${agent.profile.name} agent did not finish within the ${wrapUpSteps} steps it had to wrap up.`
-    for (const each of subtreePostOrder(agent)) {
-      const partial = each.lastText ? ` Last output: ${each.lastText.slice(0, 300)}` : ''
-      this.stop(each, 'killed', 'killed', each === agent ? `${summary}${partial}` : undefined)
-    }
-    return true
   }
 
   /** The one place a model call's usage is counted: recorded as `llm.call`, then checked against the job's caps. */
@@ -674,8 +557,7 @@ export class Supervisor {
     agent.ended = true
     agent.status = ending.status
     agent.clock?.stop()
-    for (const steer of agent.steers.values()) steer.undelivered(`the agent ended (${ending.terminalReason}) before its next step`)
-    agent.steers.clear()
+    this.messages.agentEnded(agent, ending.terminalReason)
     this.approvals.denyAllFor(agent, ending.status === 'killed' ? 'user' : 'auto_deny', `the agent ended (${ending.terminalReason})`)
     const now = Date.now()
     const envelope = buildEnvelope(agent, ending, now)
@@ -789,35 +671,4 @@ export class Supervisor {
 function partialSummary(agent: AgentRuntime, reason: TerminalReason): string {
   const partial = agent.lastText ? ` Last output: ${agent.lastText.slice(0, 300)}` : ''
   return `${agent.profile.name} agent ended: ${reason}.${partial}`
-}
-
-/** A message the user sent could not go to the agent: unknown agent (`not_found`), or one not running (`conflict`). */
-export class SteerRefused extends Error {
-  constructor(
-    readonly code: 'not_found' | 'conflict',
-    message: string,
-  ) {
-    super(message)
-    this.name = 'SteerRefused'
-  }
-}
-
-/** What a wrap-up did: the agents told to wrap up, the spawns that never started and were cancelled. */
-export interface WrapUpResult {
-  wrapping_up: string[]
-  cancelled: string[]
-  /** The agent was already wrapping up: nothing changed (`note` says since when). */
-  already: boolean
-  note?: string
-}
-
-/** An agent cannot be stopped as asked: unknown (`not_found`), or ended or being stopped (`conflict`). */
-export class StopRefused extends Error {
-  constructor(
-    readonly code: 'not_found' | 'conflict',
-    message: string,
-  ) {
-    super(message)
-    this.name = 'StopRefused'
-  }
 }
