@@ -1,11 +1,10 @@
-import { expect, test } from '@playwright/test'
+import { expect, test } from './support/fixtures'
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
-import type { ConversationView, FakeServer } from '../src-main/core/providers/testing/fake-http'
+import type { ConversationView } from '../src-main/core/providers/testing/fake-http'
 import { openaiConversations, startFakeOpenAI, type FakeOpenAIResponse } from '../src-main/core/providers/testing/fake-openai'
 import { ArborPage } from './page-models/arbor-page'
 import { apiClient } from './support/api-client'
-import { startArborServer, type ArborServer } from './support/arbor-server'
 
 // Subagents' risky commands in ask mode, all through the UI: each waits in the approvals panel
 // with the agent's path; approved once, approved for the job (the same command then runs
@@ -14,15 +13,6 @@ const rootMarker = 'E2E-ASK'
 const tidy = 'rm -f stale.txt'
 const keep = 'rm keep.txt'
 const denial = 'Keep that file: it is the user’s. List the folder instead.'
-let server: ArborServer
-let model: FakeServer<FakeOpenAIResponse> | null = null
-
-test.afterEach(async () => {
-  await server?.stop()
-  await model?.close()
-  model = null
-})
-
 const bash = (command: string, delay_ms = 300): FakeOpenAIResponse => ({
   delay_ms,
   text: `Running ${command}.`,
@@ -41,8 +31,8 @@ const spawn = (label: string) => ({
   arguments: { description: label, prompt: `${label}: tidy the project.`, subagent_type: 'general' },
 })
 
-function startAskModel(): Promise<FakeServer<FakeOpenAIResponse>> {
-  return startFakeOpenAI({
+function askModel(): Parameters<typeof startFakeOpenAI>[0] {
+  return {
     route: openaiConversations([
       child('TIDY-1', [bash(tidy), finish('removed stale.txt')]),
       child('TIDY-2', [bash(tidy, 2500), finish('removed it again')]),
@@ -50,12 +40,16 @@ function startAskModel(): Promise<FakeServer<FakeOpenAIResponse>> {
       child('KEEPER', [bash(keep, 4000), (view) => finish(`kept it: ${view.tool_results.at(-1)?.content ?? ''}`)]),
       { match: rootMarker, turns: [{ delay_ms: 300, tool_calls: ['TIDY-1', 'TIDY-2', 'TIDY-3', 'KEEPER'].map(spawn) }, finish('tidied')] },
     ]),
-  })
+  }
 }
 
-test("ask mode: a subagent's command waits with its path; once, for the job, and a denial with a message", async ({ page }) => {
-  model = await startAskModel()
-  server = await startArborServer()
+test("ask mode: a subagent's command waits with its path; once, for the job, and a denial with a message", async ({
+  page,
+  fakeModel,
+  arborServer,
+}) => {
+  const model = await fakeModel(askModel())
+  const server = await arborServer()
   writeFileSync(path.join(server.project, 'stale.txt'), 'old\n')
   writeFileSync(path.join(server.project, 'keep.txt'), 'keep\n')
   const arbor = new ArborPage(page)

@@ -1,23 +1,13 @@
-import { expect, test } from '@playwright/test'
-import type { FakeServer, RecordedRequest } from '../src-main/core/providers/testing/fake-http'
-import { openaiConversations, openaiView, startFakeOpenAI, type FakeOpenAIResponse } from '../src-main/core/providers/testing/fake-openai'
+import { expect, test } from './support/fixtures'
+import type { RecordedRequest } from '../src-main/core/providers/testing/fake-http'
+import { openaiConversations, openaiView } from '../src-main/core/providers/testing/fake-openai'
 import { ArborPage } from './page-models/arbor-page'
-import { startArborServer, type ArborServer } from './support/arbor-server'
 
 // A background child (task with background: true): its edge is dotted and labelled "bg" while
 // it runs beside its parent; when it ends while the parent works, its envelope reaches the
 // parent's next model request, and the parent's inspector shows that delivery as a result card.
 // Where the order matters the fake model holds a reply until the test has seen what it needs.
 const rootMarker = 'E2E-BACKGROUND'
-let server: ArborServer
-let model: FakeServer<FakeOpenAIResponse> | null = null
-
-test.afterEach(async () => {
-  await server?.stop()
-  await model?.close()
-  model = null
-})
-
 function gate(): { opened: Promise<void>; open(): void } {
   let open = (): void => {}
   const opened = new Promise<void>((resolve) => (open = resolve))
@@ -26,6 +16,8 @@ function gate(): { opened: Promise<void>; open(): void } {
 
 test('a background child draws a dotted "bg" edge while it runs; its envelope reaches the parent as a message the inspector shows', async ({
   page,
+  fakeModel,
+  arborServer,
 }) => {
   const childMayFinish = gate()
   const childEnded = gate()
@@ -54,7 +46,7 @@ test('a background child draws a dotted "bg" edge while it runs; its envelope re
       ],
     },
   ])
-  model = await startFakeOpenAI({
+  const model = await fakeModel({
     route: async (request: RecordedRequest) => {
       const view = openaiView(request)
       if (view.first_user.includes('HELPER')) await childMayFinish.opened
@@ -63,7 +55,7 @@ test('a background child draws a dotted "bg" edge while it runs; its envelope re
       return router(request)
     },
   })
-  server = await startArborServer()
+  const server = await arborServer()
   const arbor = new ArborPage(page)
   await arbor.open(server.url)
   await arbor.startFilledJob(await arbor.fillAgentJob({ task: `${rootMarker}: survey the shop.`, baseUrl: `${model.url}/v1` }))

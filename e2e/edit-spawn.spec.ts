@@ -1,25 +1,14 @@
-import { expect, test } from '@playwright/test'
-import type { FakeServer } from '../src-main/core/providers/testing/fake-http'
-import { openaiConversations, startFakeOpenAI, type FakeOpenAIResponse } from '../src-main/core/providers/testing/fake-openai'
+import { expect, test } from './support/fixtures'
+import { openaiConversations } from '../src-main/core/providers/testing/fake-openai'
 import { ArborPage } from './page-models/arbor-page'
-import { startArborServer, type ArborServer } from './support/arbor-server'
 
 // A held spawn's prompt, edited from its node's menu before it starts: the child runs with the
 // edited prompt (its model requests and its inspector say so), and the edit is in its trace.
 const rootMarker = 'E2E-EDIT-SPAWN'
 const original = 'E2E-ORIGINAL: survey the whole shop.'
 const edited = 'E2E-EDITED: read cart.ts only, and say what total() does.'
-let server: ArborServer
-let model: FakeServer<FakeOpenAIResponse> | null = null
-
-test.afterEach(async () => {
-  await server?.stop()
-  await model?.close()
-  model = null
-})
-
-test('the node menu edits a held spawn’s prompt; on resume the child runs with it', async ({ page }) => {
-  model = await startFakeOpenAI({
+test('the node menu edits a held spawn’s prompt; on resume the child runs with it', async ({ page, fakeModel, arborServer }) => {
+  const model = await fakeModel({
     route: openaiConversations([
       {
         match: 'E2E-EDITED',
@@ -41,7 +30,7 @@ test('the node menu edits a held spawn’s prompt; on resume the child runs with
       },
     ]),
   })
-  server = await startArborServer()
+  const server = await arborServer()
   const arbor = new ArborPage(page)
   await arbor.open(server.url)
   const form = await arbor.fillAgentJob({ task: `${rootMarker}: find the cart total.`, baseUrl: `${model.url}/v1` })

@@ -1,26 +1,19 @@
-import { expect, test } from '@playwright/test'
-import type { FakeServer } from '../src-main/core/providers/testing/fake-http'
-import { openaiConversations, startFakeOpenAI, type FakeOpenAIResponse } from '../src-main/core/providers/testing/fake-openai'
+import { expect, test } from './support/fixtures'
+import { openaiConversations } from '../src-main/core/providers/testing/fake-openai'
 import { ArborPage } from './page-models/arbor-page'
-import { startArborServer, type ArborServer } from './support/arbor-server'
 
 // A follow-up from the box under the answer: the root of a completed job goes on with its whole
 // conversation (the earlier request's messages, byte for byte, then the new text), in the same
 // job and tree, and answers again.
 const rootMarker = 'E2E-FOLLOW-UP'
 const followUp = 'Now list what it does not sell.'
-let server: ArborServer
-let model: FakeServer<FakeOpenAIResponse> | null = null
-
-test.afterEach(async () => {
-  await server?.stop()
-  await model?.close()
-  model = null
-})
-
-test('following up a completed job from the UI continues the root with its history; the tree and totals go on', async ({ page }) => {
+test('following up a completed job from the UI continues the root with its history; the tree and totals go on', async ({
+  page,
+  fakeModel,
+  arborServer,
+}) => {
   const complete = (result: string, delay_ms = 200) => ({ delay_ms, tool_calls: [{ name: 'attempt_completion', arguments: { result } }] })
-  model = await startFakeOpenAI({
+  const model = await fakeModel({
     route: openaiConversations([
       { match: 'LISTER', turns: [complete('It sells carts and totals.'), complete('LISTER AGAIN: and gift wrap.')] },
       {
@@ -38,7 +31,7 @@ test('following up a completed job from the UI continues the root with its histo
       },
     ]),
   })
-  server = await startArborServer()
+  const server = await arborServer()
   const arbor = new ArborPage(page)
   await arbor.open(server.url)
   await arbor.startFilledJob(await arbor.fillAgentJob({ task: `${rootMarker}: what does the shop sell?`, baseUrl: `${model.url}/v1` }))
@@ -50,7 +43,7 @@ test('following up a completed job from the UI continues the root with its histo
   const rootId = await page.locator('[data-testid="agent-node"][data-depth="0"]').getAttribute('data-agent-id')
 
   type Body = { messages: Array<{ role: string; content: string }> }
-  const rootRequests = () => model!.requests.filter((request) => ((request.body as Body).messages[1]?.content ?? '').includes(rootMarker))
+  const rootRequests = () => model.requests.filter((request) => ((request.body as Body).messages[1]?.content ?? '').includes(rootMarker))
   expect(rootRequests()).toHaveLength(2)
   const earlier = (rootRequests()[1]!.body as Body).messages
 

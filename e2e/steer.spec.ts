@@ -1,27 +1,20 @@
 import { writeFileSync } from 'node:fs'
 import path from 'node:path'
-import { expect, test } from '@playwright/test'
-import type { FakeServer } from '../src-main/core/providers/testing/fake-http'
-import { openaiConversations, startFakeOpenAI, type FakeOpenAIResponse } from '../src-main/core/providers/testing/fake-openai'
+import { expect, test } from './support/fixtures'
+import { openaiConversations } from '../src-main/core/providers/testing/fake-openai'
 import { ArborPage } from './page-models/arbor-page'
-import { startArborServer, type ArborServer } from './support/arbor-server'
 
 // Talking to a running agent from its inspector: the message waits for the agent's next step
 // (after its command of 3 seconds or more), reaches its next model request marked as the user's, and shows
 // in its trace with when it was sent and delivered.
 const rootMarker = 'E2E-STEER'
 const steer = 'Look at cart.ts before anything else.'
-let server: ArborServer
-let model: FakeServer<FakeOpenAIResponse> | null = null
-
-test.afterEach(async () => {
-  await server?.stop()
-  await model?.close()
-  model = null
-})
-
-test('a message to a running child from its inspector arrives at its next step, and shows in its trace', async ({ page }) => {
-  model = await startFakeOpenAI({
+test('a message to a running child from its inspector arrives at its next step, and shows in its trace', async ({
+  page,
+  fakeModel,
+  arborServer,
+}) => {
+  const model = await fakeModel({
     route: openaiConversations([
       {
         match: 'WORKER',
@@ -49,7 +42,7 @@ test('a message to a running child from its inspector arrives at its next step, 
       },
     ]),
   })
-  server = await startArborServer()
+  const server = await arborServer()
   const arbor = new ArborPage(page)
   await arbor.open(server.url)
   await arbor.startFilledJob(await arbor.fillAgentJob({ task: `${rootMarker}: survey the shop.`, baseUrl: `${model.url}/v1` }))

@@ -1,10 +1,8 @@
 import { writeFileSync } from 'node:fs'
 import path from 'node:path'
-import { expect, test } from '@playwright/test'
-import type { FakeServer } from '../src-main/core/providers/testing/fake-http'
-import { openaiView, startFakeOpenAI, type FakeOpenAIResponse } from '../src-main/core/providers/testing/fake-openai'
+import { expect, test } from './support/fixtures'
+import { openaiView, type FakeOpenAIResponse } from '../src-main/core/providers/testing/fake-openai'
 import { ArborPage } from './page-models/arbor-page'
-import { startArborServer, type ArborServer } from './support/arbor-server'
 
 // Wrapping up a running job from its root's inspector: the root and both children show
 // "wrapping up…", each is told at its next step (the children after their command), and each
@@ -14,18 +12,13 @@ const waitForRelease = 'until [ -f release.flag ]; do sleep 0.1; done'
 const rootMarker = 'E2E-WRAPUP'
 const workers = ['WORKER-A', 'WORKER-B']
 const wrapUpText = 'Wrap up now'
-let server: ArborServer
-let model: FakeServer<FakeOpenAIResponse> | null = null
-
-test.afterEach(async () => {
-  await server?.stop()
-  await model?.close()
-  model = null
-})
-
-test('Wrap up in the inspector winds the whole branch down: each agent reports within its steps', async ({ page }) => {
+test('Wrap up in the inspector winds the whole branch down: each agent reports within its steps', async ({
+  page,
+  fakeModel,
+  arborServer,
+}) => {
   const told = (body: unknown): boolean => JSON.stringify(body).includes(wrapUpText)
-  model = await startFakeOpenAI({
+  const model = await fakeModel({
     route: (request): FakeOpenAIResponse => {
       const view = openaiView(request)
       const worker = workers.find((name) => view.first_user.includes(name))
@@ -48,7 +41,7 @@ test('Wrap up in the inspector winds the whole branch down: each agent reports w
       return told(request.body) ? { delay_ms: 200, text: 'Wrapped up: both workers reported.' } : { text: 'not told' }
     },
   })
-  server = await startArborServer()
+  const server = await arborServer()
   const arbor = new ArborPage(page)
   await arbor.open(server.url)
   await arbor.startFilledJob(await arbor.fillAgentJob({ task: `${rootMarker}: survey the shop.`, baseUrl: `${model.url}/v1` }))
@@ -86,7 +79,7 @@ test('Wrap up in the inspector winds the whole branch down: each agent reports w
   await page.keyboard.press('Escape')
 
   // Every agent's last request carried the wrap-up, once.
-  const lastRequestOf = (marker: string) => model!.requests.filter((request) => openaiView(request).first_user.includes(marker)).at(-1)
+  const lastRequestOf = (marker: string) => model.requests.filter((request) => openaiView(request).first_user.includes(marker)).at(-1)
   for (const marker of [...workers, rootMarker]) {
     const body = JSON.stringify(lastRequestOf(marker)?.body)
     expect(body.split(wrapUpText)).toHaveLength(2)
