@@ -2,14 +2,13 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { defaultNewJob, type NewJob } from '../api/job-form'
-import { createEngine, type Engine } from '../engine'
+import { type Engine } from '../engine'
 import { anthropicConversations, anthropicView, startFakeAnthropic } from '../providers/testing/fake-anthropic'
 import type { ConversationView, FakeServer, RecordedRequest } from '../providers/testing/fake-http'
 import { openaiConversations, openaiView, startFakeOpenAI } from '../providers/testing/fake-openai'
-import { FileKeyStore } from '../settings/key-store'
-import { recordEvents, testAgentHost } from '../supervisor/testing'
 import type { TraceEvent } from '../trace/events'
 import { useCleanups } from '../testing/cleanups'
+import { handlerEngine } from './testing'
 
 /**
  * Background children (issue 20 §5): `task` with `background: true` returns at once, `await_tasks`
@@ -31,17 +30,7 @@ interface Rig {
 }
 
 function makeEngine(project: string): Rig {
-  const dir = tempDir()
-  const engine = createEngine({
-    dbFile: path.join(dir, 'arbor.db'),
-    processHost: testAgentHost(),
-    projectDir: project,
-    killGraceMs: 1000,
-    keys: new FileKeyStore(path.join(dir, 'keys.json')),
-    env: {},
-  })
-  cleanups.push(() => engine.close())
-  return { engine, ...recordEvents(engine, 20_000) }
+  return handlerEngine({ dbFile: path.join(tempDir(), 'arbor.db'), project, cleanups })
 }
 
 function smallProject(profiles: Record<string, string> = {}): string {

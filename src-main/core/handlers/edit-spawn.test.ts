@@ -1,16 +1,14 @@
 import { mkdirSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { createDispatcher } from '../api/dispatcher'
 import { defaultNewJob, type NewJob } from '../api/job-form'
-import { createEngine, type Engine } from '../engine'
+import { type Engine } from '../engine'
 import type { Environment } from '../providers/connection'
 import type { RecordedRequest } from '../providers/testing/fake-http'
 import { openaiConversations, startFakeOpenAI } from '../providers/testing/fake-openai'
-import { FileKeyStore } from '../settings/key-store'
-import { recordEvents, testAgentHost } from '../supervisor/testing'
 import type { TraceEvent } from '../trace/events'
 import { useCleanups } from '../testing/cleanups'
+import { handlerEngine } from './testing'
 
 /**
  * Editing a held or queued spawn's prompt through the API (the dispatcher, so the zod parse runs
@@ -26,17 +24,7 @@ function makeEngine(options: { env?: Environment } = {}) {
   mkdirSync(path.join(project, 'src'), { recursive: true })
   writeFileSync(path.join(project, 'README.md'), '# Shop\n\nSells things; totals carts.\n')
   writeFileSync(path.join(project, 'src/cart.ts'), 'export const total = (prices: number[]) => prices.reduce((a, b) => a + b, 0)\n')
-  const engine = createEngine({
-    dbFile: path.join(dir, 'arbor.db'),
-    processHost: testAgentHost(),
-    projectDir: project,
-    killGraceMs: 1000,
-    keys: new FileKeyStore(path.join(dir, 'keys.json')),
-    env: options.env ?? {},
-    warmPool: 0,
-  })
-  cleanups.push(() => engine.close())
-  return { engine, dir, dispatch: createDispatcher(engine.handlers), ...recordEvents(engine, 20_000) }
+  return { dir, ...handlerEngine({ dbFile: path.join(dir, 'arbor.db'), project, env: options.env, warmPool: 0, cleanups }) }
 }
 
 const job = (baseUrl: string, overrides: Partial<NewJob> = {}): NewJob => ({

@@ -3,17 +3,15 @@ import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { createDispatcher } from '../api/dispatcher'
 import { defaultNewJob, type NewJob } from '../api/job-form'
-import { createEngine, type Engine } from '../engine'
 import { anthropicConversations, startFakeAnthropic } from '../providers/testing/fake-anthropic'
 import type { ConversationView, RecordedRequest } from '../providers/testing/fake-http'
 import { openaiConversations, startFakeOpenAI } from '../providers/testing/fake-openai'
-import { FileKeyStore } from '../settings/key-store'
-import { recordEvents, testAgentHost } from '../supervisor/testing'
 import { exportJob } from '../store/export'
 import { openDatabase } from '../store/database'
 import { jsonlFormat } from '../store/export'
 import type { TraceEvent } from '../trace/events'
 import { useCleanups } from '../testing/cleanups'
+import { handlerEngine } from './testing'
 
 /**
  * Follow-ups: a job that ended is continued with a new message, the root (or a child) resuming
@@ -23,18 +21,7 @@ import { useCleanups } from '../testing/cleanups'
 
 const { cleanups, tempDir } = useCleanups('arbor-follow-up-')
 
-function makeEngine(dbFile: string, project: string): { engine: Engine } & ReturnType<typeof recordEvents> {
-  const engine = createEngine({
-    dbFile,
-    processHost: testAgentHost(),
-    projectDir: project,
-    killGraceMs: 1000,
-    keys: new FileKeyStore(path.join(path.dirname(dbFile), 'keys.json')),
-    env: {},
-  })
-  cleanups.push(() => engine.close())
-  return { engine, ...recordEvents(engine, 15_000) }
-}
+const makeEngine = (dbFile: string, project: string) => handlerEngine({ dbFile, project, waitMs: 15_000, cleanups })
 
 function project(): { dir: string; project: string; dbFile: string } {
   const dir = tempDir()

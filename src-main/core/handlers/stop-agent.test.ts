@@ -1,15 +1,13 @@
 import { mkdirSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { createDispatcher } from '../api/dispatcher'
 import { defaultNewJob, type NewJob } from '../api/job-form'
-import { createEngine, type Engine } from '../engine'
+import { type Engine } from '../engine'
 import type { ConversationView } from '../providers/testing/fake-http'
 import { openaiConversations, openaiView, startFakeOpenAI } from '../providers/testing/fake-openai'
-import { FileKeyStore } from '../settings/key-store'
-import { recordEvents, testAgentHost } from '../supervisor/testing'
 import type { EventOf, TraceEvent } from '../trace/events'
 import { useCleanups } from '../testing/cleanups'
+import { handlerEngine } from './testing'
 
 /**
  * Stopping an agent gently (API stopAgent, mode wrap_up) and hard (mode kill), through the
@@ -26,16 +24,7 @@ function makeEngine() {
   const project = path.join(dir, 'shop')
   mkdirSync(project, { recursive: true })
   writeFileSync(path.join(project, 'README.md'), '# Shop\n')
-  const engine = createEngine({
-    dbFile: path.join(dir, 'arbor.db'),
-    processHost: testAgentHost(),
-    projectDir: project,
-    killGraceMs: 1000,
-    keys: new FileKeyStore(path.join(dir, 'keys.json')),
-    env: {},
-  })
-  cleanups.push(() => engine.close())
-  return { engine, project, dispatch: createDispatcher(engine.handlers), ...recordEvents(engine, 30_000) }
+  return { project, ...handlerEngine({ dbFile: path.join(dir, 'arbor.db'), project, waitMs: 30_000, cleanups }) }
 }
 
 const job = (baseUrl: string, overrides: Partial<NewJob> = {}): NewJob => ({
