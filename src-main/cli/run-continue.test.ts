@@ -10,7 +10,8 @@ import { openaiConversations, startFakeOpenAI } from '../core/providers/testing/
 
 /**
  * `arbor run --continue JOB|last --task TEXT`: the real CLI, twice, on one database: a job runs
- * and ends, then a second process follows it up; the root goes on from its whole history.
+ * and ends, then a second process follows it up; the root goes on from its whole history. Each
+ * test runs the CLI three or four times: its time is theirs (each starts Node and tsx).
  */
 const cli = fileURLToPath(new URL('./main.ts', import.meta.url))
 const exec = promisify(execFile)
@@ -33,7 +34,7 @@ function fixture(): { project: string; dbFile: string } {
 const arbor = (args: string[]) =>
   exec(process.execPath, ['--import', 'tsx', cli, ...args], {
     env: { ...process.env, OPENAI_API_KEY: 'sk-test-continue' },
-    timeout: 30_000,
+    timeout: 60_000,
   })
 
 const messagesOf = (request: RecordedRequest) => (request.body as { messages: Array<{ role: string; content: string }> }).messages
@@ -81,7 +82,7 @@ describe('arbor run --continue', () => {
     expect(third.stdout).toMatch(/■ root completed \(completed, 3 steps/)
     expect(third.stdout).toContain('result:\nTHIRD: you are welcome')
     expect(server.requests).toHaveLength(3)
-  })
+  }, 180_000)
 
   it('refuses what it cannot follow up, with exit 2 and a reason: no task, new-job flags, an unknown job', async () => {
     const { project, dbFile } = fixture()
@@ -108,5 +109,5 @@ describe('arbor run --continue', () => {
       code: 2,
       stderr: expect.stringContaining('no job id starts or ends with job_nothing'),
     })
-  })
+  }, 180_000)
 })

@@ -409,13 +409,14 @@ describe("subagents' risky commands in ask mode", () => {
     })
     cleanups.push(() => server.close())
     const dispatch = createDispatcher(rig.engine.handlers)
-    // A 2 s limit per agent: the child waits longer than that for its approval, and is not timed out.
+    // A 6 s limit per agent: the child waits longer than that for its approval, and is not timed
+    // out; the limit leaves the agents' own work (process starts, model calls) room on a loaded machine.
     const { job_id } = await rig.engine.handlers.startJob({
       kind: 'agent',
-      job: goodJob({ base_url: `${server.url}/v1`, subagent_approvals: 'ask', agent_timeout_s: 2 }),
+      job: goodJob({ base_url: `${server.url}/v1`, subagent_approvals: 'ask', agent_timeout_s: 6 }),
     })
     const request = await rig.waitFor((event) => event.type === 'approval.request' && event.depth === 1, 20_000)
-    await new Promise((resolve) => setTimeout(resolve, 2_500))
+    await new Promise((resolve) => setTimeout(resolve, 6_500))
     expect((await rig.engine.handlers.getTree({ job_id })).agents.find((agent) => agent.id === request.agent_id)?.status).toBe(
       'waiting_approval',
     )
