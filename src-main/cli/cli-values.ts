@@ -20,6 +20,7 @@ export const options = {
   'agent-timeout': { type: 'string' },
   'max-spawns-per-turn': { type: 'string' },
   'max-spawns-per-minute': { type: 'string' },
+  'restart-crashed': { type: 'string' },
   'allow-network': { type: 'boolean' },
   'no-key': { type: 'boolean' },
   'no-sandbox': { type: 'boolean' },

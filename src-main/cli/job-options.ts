@@ -34,6 +34,7 @@ const flagOf: Partial<Record<keyof FieldErrors, string>> = {
   job_token_budget: '--job-token-budget',
   job_cost_budget: '--job-cost-budget',
   agent_timeout_s: '--agent-timeout',
+  restart_crashed: '--restart-crashed',
   no_sandbox_confirmed: '--no-sandbox',
   subagent_approvals: '--subagent-approvals',
 }
@@ -73,6 +74,7 @@ export function jobInputFromFlags(values: CliValues, request: { task: string; pr
     job_token_budget: numberFlag(values['job-token-budget']) ?? null,
     job_cost_budget: numberFlag(values['job-cost-budget']) ?? null,
     agent_timeout_s: numberFlag(values['agent-timeout']) ?? null,
+    restart_crashed: numberFlag(values['restart-crashed']) ?? defaults.restart_crashed,
     auto_approve: values['auto-approve-subagents'] ?? false,
     // --auto-approve-subagents is the older spelling of --subagent-approvals approve.
     subagent_approvals: values['subagent-approvals'] ?? (values['auto-approve-subagents'] ? 'approve' : undefined),

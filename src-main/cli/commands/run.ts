@@ -91,6 +91,7 @@ const newJobOnlyFlags = [
   'max-spawns-per-turn',
   'max-spawns-per-minute',
   'agent-timeout',
+  'restart-crashed',
   'allow-network',
   'no-sandbox',
   'auto-approve-subagents',

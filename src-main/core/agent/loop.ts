@@ -244,7 +244,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentOutcome> 
     } else {
       addMessage({ role: 'system', content: profile.system_prompt })
     }
-    addMessage({ role: 'user', content: init.first_message })
+    if (!init.resume?.restart) addMessage({ role: 'user', content: init.first_message })
     for (;;) {
       if (signal?.aborted) return end(stoppedByAbort(signal))
       deliverSteers()

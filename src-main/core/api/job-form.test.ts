@@ -88,6 +88,7 @@ describe('jobSettingsOf', () => {
         agent_timeout_s: 90,
         max_spawns_per_turn: 4,
         max_spawns_per_minute: 0,
+        restart_crashed: 2,
       }),
     )
     expect(jobSettingsOf(parsed)).toEqual({
@@ -103,6 +104,7 @@ describe('jobSettingsOf', () => {
       agent_timeout_ms: 90_000,
       max_spawns_per_turn: 4,
       max_spawns_per_minute: 0,
+      restart_crashed: 2,
       allow_network: true,
       no_sandbox: true,
     })

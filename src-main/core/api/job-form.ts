@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { priceFor, type PriceTable } from '../providers/pricing'
 import { groupDigits } from '../digits'
-import { defaultSettings, spawnGuardDefaults, type JobSettings } from '../trace/model'
+import { defaultRestartCrashed, defaultSettings, spawnGuardDefaults, type JobSettings } from '../trace/model'
 import { newJobLimits } from './job-limits'
 import { subagentApprovalsSchema, type SubagentApprovals } from '../trace/statuses'
 
@@ -94,6 +94,8 @@ export const newJobSchema = z
     /** The runaway guards: spawns per parent turn and per minute in the job; 0 turns one off. */
     max_spawns_per_turn: countOrOff(newJobLimits.max_spawns_per_turn).default(spawnGuardDefaults.max_spawns_per_turn),
     max_spawns_per_minute: countOrOff(newJobLimits.max_spawns_per_minute).default(spawnGuardDefaults.max_spawns_per_minute),
+    /** Restarts of an agent whose process crashed, from its history; 0: a crash ends it, as before. */
+    restart_crashed: countOrOff(newJobLimits.restart_crashed).default(defaultRestartCrashed),
     /** The older switch: true approves subagents' risky commands; subagent_approvals, when given, says it all. */
     auto_approve: z.boolean(),
     /** Subagents' risky commands: denied, asked of the user (as the root's are), or approved. */
@@ -148,6 +150,7 @@ export const defaultNewJob = (): NewJob => ({
   job_cost_budget: null,
   agent_timeout_s: null,
   ...spawnGuardDefaults,
+  restart_crashed: defaultRestartCrashed,
   auto_approve: false,
   subagent_approvals: 'deny',
   spawn_paused: false,
@@ -181,6 +184,7 @@ export function jobSettingsOf(job: NewJob, script?: JobSettings['script']): JobS
     agent_timeout_ms: job.agent_timeout_s === null ? null : job.agent_timeout_s * 1000,
     max_spawns_per_turn: job.max_spawns_per_turn,
     max_spawns_per_minute: job.max_spawns_per_minute,
+    restart_crashed: job.restart_crashed,
     allow_network: job.allow_network,
     no_sandbox: job.no_sandbox,
     ...(script ? { script } : {}),

@@ -53,7 +53,19 @@ export const agentInitSchema = z.object({
    * its loop last held it, rebuilt from the trace, and the tool results its last message still
    * waits for. `first_message` is then the new message.
    */
-  resume: z.object({ history: z.array(providerMessageSchema).min(1), closing: z.array(providerMessageSchema) }).optional(),
+  resume: z
+    .object({
+      history: z.array(providerMessageSchema).min(1),
+      closing: z.array(providerMessageSchema),
+      /** A restart after a crash: no new message; the model call it was making is made again. */
+      restart: z.boolean().optional(),
+      /**
+       * Its children still running that no call of the new process waits for: they count as its
+       * background children (await_tasks waits for them, it may not finish before they end).
+       */
+      running_children: z.array(z.object({ agent_id: z.string(), description: z.string() })).optional(),
+    })
+    .optional(),
   /** The profiles this agent may spawn, listed in the `task` tool's description. */
   spawnable_profiles: z.string().optional(),
   /**

@@ -21,7 +21,11 @@ export const unfinishedToolResult = '[this tool call did not finish: the agent w
  * to the head, the note and the newest messages, in place. Errors name what does not add up
  * rather than resuming from a history the agent never had.
  */
-export function rebuildHistory(events: readonly TraceEvent[]): ResumeHistory | { error: string } {
+export function rebuildHistory(
+  events: readonly TraceEvent[],
+  /** What a tool call that never finished is answered with (its recorded output, if any, comes first). */
+  unfinished: (callId: string) => string = () => unfinishedToolResult,
+): ResumeHistory | { error: string } {
   const messages: ProviderMessage[] = []
   const toolOutputs = new Map<string, string>()
   for (const event of events) {
@@ -54,17 +58,21 @@ export function rebuildHistory(events: readonly TraceEvent[]): ResumeHistory | {
     }
   }
   if (messages.length === 0) return { error: 'the trace holds none of its messages' }
-  return { messages, closing: closingResults(messages, toolOutputs) }
+  return { messages, closing: closingResults(messages, toolOutputs, unfinished) }
 }
 
-function closingResults(messages: readonly ProviderMessage[], outputs: ReadonlyMap<string, string>): ProviderMessage[] {
+function closingResults(
+  messages: readonly ProviderMessage[],
+  outputs: ReadonlyMap<string, string>,
+  unfinished: (callId: string) => string,
+): ProviderMessage[] {
   const lastAssistant = messages.findLastIndex((message) => message.role === 'assistant')
   const assistant = messages[lastAssistant]
   if (!assistant || assistant.role !== 'assistant' || !assistant.tool_calls) return []
   const answered = new Set(messages.slice(lastAssistant + 1).flatMap((message) => (message.role === 'tool' ? [message.tool_call_id] : [])))
   return assistant.tool_calls
     .filter((call) => !answered.has(call.id))
-    .map((call) => ({ role: 'tool', content: outputs.get(call.id) ?? unfinishedToolResult, tool_call_id: call.id }))
+    .map((call) => ({ role: 'tool', content: outputs.get(call.id) ?? unfinished(call.id), tool_call_id: call.id }))
 }
 
 /** A `message` event's data as the provider-neutral message the loop held (trace-only keys dropped). */

@@ -106,7 +106,17 @@ async function runRealJobs(): Promise<string[]> {
   await rig.waitFor((event) => event.type === 'tool.call' && event.agent_id === root)
   engine.supervisor.wrapUp(root)
   await engine.waitForJob(third)
-  return [first, second, third]
+
+  // The root's process is killed while its command runs: it restarts from its history (agent.restart).
+  const fourth = start(
+    { root: [{ tool_calls: [{ name: 'bash', arguments: { command: 'sleep 5' } }] }, complete('restarted')], children: {} },
+    {},
+  )
+  const crashing = engine.supervisor.rootAgentId(fourth)!
+  await rig.waitFor((event) => event.type === 'tool.call' && event.agent_id === crashing)
+  process.kill(engine.supervisor.pidOf(crashing)!, 'SIGKILL')
+  await engine.waitForJob(fourth)
+  return [first, second, third, fourth]
 }
 
 describe('docs/trace.schema.json', () => {

@@ -5,8 +5,9 @@ import { killLeftovers, newMarker, processesWith, waitForNoneLeft, waitUntil } f
 import { complete, createTestRig, exploreResult, processAlive, taskCall, type TestRig } from './testing'
 
 /**
- * An agent process SIGKILLed mid-step (nothing of it can clean up): its parent hears `crashed`,
- * the job still completes, usage still adds up, and the `bash` command it was running is gone,
+ * An agent process SIGKILLed mid-step (nothing of it can clean up), in a job that does not
+ * restart crashed agents (restart_crashed 0; handlers/crash-restart.test.ts has the restarts): its
+ * parent hears `crashed`, the job still completes, usage still adds up, and the `bash` command it was running is gone,
  * whether the command ran in the OS sandbox or without it (then only the supervisor's record of
  * the agent's process groups can end it).
  */
@@ -48,7 +49,7 @@ describe('an agent process SIGKILLed mid-step', () => {
           Thinker: [complete(exploreResult('thought it through'), 1500)],
         },
       },
-      { no_sandbox: noSandbox },
+      { no_sandbox: noSandbox, restart_crashed: 0 },
     )
     const start = await rig.waitFor((event) => event.type === 'agent.start' && event.data.label === 'Sleeper')
     const sleeperId = start.agent_id!
@@ -77,13 +78,16 @@ describe('an agent process SIGKILLed mid-step', () => {
 
   it('while the supervisor streams its model call: the call is dropped, the parent gets crashed, usage adds up', async () => {
     rig = createTestRig()
-    const jobId = rig.start({
-      root: [{ tool_calls: [taskCall('Slow thinker'), taskCall('Quick')] }, complete('root went on')],
-      children: {
-        'Slow thinker': [{ delay_ms: 600_000, tool_calls: [{ name: 'list_files', arguments: {} }] }],
-        Quick: [complete(exploreResult('quick answer'), 200)],
+    const jobId = rig.start(
+      {
+        root: [{ tool_calls: [taskCall('Slow thinker'), taskCall('Quick')] }, complete('root went on')],
+        children: {
+          'Slow thinker': [{ delay_ms: 600_000, tool_calls: [{ name: 'list_files', arguments: {} }] }],
+          Quick: [complete(exploreResult('quick answer'), 200)],
+        },
       },
-    })
+      { restart_crashed: 0 },
+    )
     const start = await rig.waitFor((event) => event.type === 'agent.start' && event.data.label === 'Slow thinker')
     const slowId = start.agent_id!
     // Its first model call is under way in the supervisor: the system prompt and task are stored once it was sent.

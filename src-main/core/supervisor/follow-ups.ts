@@ -3,11 +3,12 @@ import type { LoadedProfiles } from '../job/profiles/load'
 import type { AgentInit, ToAgent } from '../protocol/messages'
 import { HistoryReceiver } from '../protocol/model-history'
 import { rebuildHistory, type ResumeHistory } from '../protocol/resume-history'
-import type { JobSettings } from '../trace/model'
+import { defaultRestartCrashed, type JobSettings } from '../trace/model'
 import { jobSpend } from './budget'
 import { rehydrateJob, type ResumeSource } from './rehydrate'
 import {
   childEventData,
+  isBackground,
   jobRedactor,
   runningChildren,
   type AgentRuntime,
@@ -42,6 +43,8 @@ export interface FollowUpsOptions {
   send(agent: AgentRuntime, message: ToAgent): void
   /** Starts the agent's new process with its history (no second agent.start). */
   launch(agent: AgentRuntime, firstMessage: string, resume: AgentInit['resume']): void
+  /** Closes what a crashed process left waiting: its approval requests and the user's undelivered messages. */
+  dropPending(agent: AgentRuntime, reason: string): void
 }
 
 /**
@@ -123,6 +126,65 @@ export class FollowUps {
     this.resume(child, text, history, { by: 'parent', call_id: callId })
   }
 
+  /**
+   * An agent whose process crashed (SIGKILL, out of memory, a bug) goes on in a new process from
+   * its history as the trace holds it, up to the job's `restart_crashed` times (default once): a
+   * model call it was making is made again (the history is what that call was sent), and a tool
+   * call it was running is answered "interrupted by a crash; its effects are unknown". A child its
+   * `task` call waited for still runs: its envelope reaches the new process as a message. False
+   * when it is not restarted (none left, no trace, the job ending): it crashed, as before.
+   */
+  restartCrashed(agent: AgentRuntime, exit: { code: number | null; signal: string | null }): boolean {
+    const job = agent.job
+    const allowed = job.settings.restart_crashed ?? defaultRestartCrashed
+    const { source } = this.options
+    if (!source || agent.restarts >= allowed || !job.active || job.overBudget) return false
+    const waitedFor = new Map<string, AgentRuntime>()
+    for (const child of agent.children) {
+      if (!child.ended && child.callId) waitedFor.set(child.callId, child)
+    }
+    const history = rebuildHistory(source.agentEvents(agent.id), (callId) => {
+      const child = waitedFor.get(callId)
+      return child
+        ? `[interrupted by a crash of your process: the subagent ${child.label} (${child.id}) still runs in the background; await_tasks waits for its result envelope, which also reaches you as a message when it ends. Do not start it again.]`
+        : crashedToolResult
+    })
+    if ('error' in history) {
+      this.options.trace.agent(agent, 'error', { message: `the agent cannot be restarted after its crash: ${history.error}` })
+      return false
+    }
+    // No call of the new process waits for them: they are its background children now, and what
+    // they return arrives as a message.
+    const running = agent.children.filter((child) => !child.ended && (child.callId !== null || isBackground(child)))
+    for (const child of running) {
+      child.reportsToParent = true
+      child.callId = null
+    }
+    this.options.dropPending(agent, 'the agent process crashed')
+    agent.restarts += 1
+    this.options.trace.agent(agent, 'agent.restart', {
+      cause: 'crashed',
+      code: exit.code,
+      signal: exit.signal,
+      from_step: agent.steps,
+      restart: agent.restarts,
+      restarts_allowed: allowed,
+    })
+    Object.assign(agent, {
+      calls: new Map(),
+      history: new HistoryReceiver(),
+      groups: new Set(),
+      spawnsThisTurn: 0,
+    } satisfies Partial<AgentRuntime>)
+    this.options.launch(agent, '', {
+      history: history.messages,
+      closing: history.closing,
+      restart: true,
+      ...(running.length > 0 ? { running_children: running.map((child) => ({ agent_id: child.id, description: child.label })) } : {}),
+    })
+    return true
+  }
+
   /** Its last run's process may not have exited yet: its exit must not be taken for the new run's. */
   private async lastRunExited(agent: AgentRuntime): Promise<void> {
     this.resuming.add(agent.id)
@@ -190,6 +252,9 @@ export class FollowUps {
     this.options.launch(agent, text, { history: history.messages, closing: history.closing })
   }
 }
+
+/** What a tool call the crash cut short is answered with: nobody knows how far it got. */
+export const crashedToolResult = '[interrupted by a crash of the agent process; its effects are unknown: check before relying on them]'
 
 /** A follow-up that cannot be made: no such job or agent (`not_found`), or one that cannot go on now (`conflict`). */
 export class FollowUpRefused extends Error {

@@ -56,7 +56,15 @@ export class ModelCalls {
     if (agent.calls.has(callId)) return this.fail(agent, callId, new ProviderError('other', `model call ${callId} is already running`))
     const abort = new AbortController()
     agent.calls.set(callId, abort)
-    void this.run(agent, callId, messages, tools, abort.signal).finally(() => agent.calls.delete(callId))
+    // Answers go to the process that asked: a call cut short by a crash must not reach the new
+    // process of a restarted agent, whose own first call may well have the same id.
+    const asker = agent.process
+    const send = (message: ToAgent): void => {
+      if (agent.process === asker) this.options.send(agent, message)
+    }
+    void this.run(agent, callId, messages, tools, abort.signal, send).finally(() => {
+      if (agent.calls.get(callId) === abort) agent.calls.delete(callId)
+    })
   }
 
   /** The agent gave up on a call (its own abort): stop streaming it. */
@@ -75,15 +83,16 @@ export class ModelCalls {
     messages: ProviderMessage[],
     tools: ToolDefinition[],
     signal: AbortSignal,
+    send: (message: ToAgent) => void,
   ): Promise<void> {
     const started = this.options.now()
     let provider: Provider
     try {
       provider = this.options.providerFor(agent)
     } catch (error) {
-      return this.fail(agent, callId, new ProviderError('other', `the model could not be set up: ${errorText(error)}`))
+      return this.fail(agent, callId, new ProviderError('other', `the model could not be set up: ${errorText(error)}`), send)
     }
-    const batch = new EventBatch((events) => this.options.send(agent, { type: 'model_event', call_id: callId, events }))
+    const batch = new EventBatch((events) => send({ type: 'model_event', call_id: callId, events }))
     const record = (
       fields: Pick<CallRecord, 'usage' | 'cost_usd' | 'finish_reason' | 'aborted' | 'response_id' | 'response_model'>,
     ): void =>
@@ -112,14 +121,24 @@ export class ModelCalls {
       if (signal.aborted) {
         // The provider reports usage only when a call finishes: a call cut short is recorded with none.
         record({ usage: emptyUsage(), cost_usd: null, finish_reason: null, aborted: String(signal.reason ?? 'aborted') })
-        return this.fail(agent, callId, new ProviderError('aborted', `the model call was stopped: ${String(signal.reason ?? 'aborted')}`))
+        return this.fail(
+          agent,
+          callId,
+          new ProviderError('aborted', `the model call was stopped: ${String(signal.reason ?? 'aborted')}`),
+          send,
+        )
       }
-      this.fail(agent, callId, ProviderError.isInstance(error) ? error : new ProviderError('other', errorText(error)))
+      this.fail(agent, callId, ProviderError.isInstance(error) ? error : new ProviderError('other', errorText(error)), send)
     }
   }
 
-  private fail(agent: AgentRuntime, callId: string, error: ProviderError): void {
-    this.options.send(agent, {
+  private fail(
+    agent: AgentRuntime,
+    callId: string,
+    error: ProviderError,
+    send = (message: ToAgent) => this.options.send(agent, message),
+  ): void {
+    send({
       type: 'model_error',
       call_id: callId,
       code: error.code,

@@ -126,6 +126,8 @@ export interface AgentRuntime {
    * parent as a message (`child_result`), since no call of the parent waits for it.
    */
   reportsToParent: boolean
+  /** Times its process crashed and a new one went on from its history (at most the job's restart_crashed). */
+  restarts: number
   /** The user's messages sent to the agent and not delivered yet, by steer id. */
   steers: Map<string, PendingSteer>
   /** Set once the user asked the agent, or an ancestor, to wrap up. */
@@ -229,6 +231,7 @@ export function newAgentRuntime(fields: {
     clock: null,
     userWaits: 0,
     reportsToParent: false,
+    restarts: 0,
     steers: new Map(),
     wrapUp: null,
   }

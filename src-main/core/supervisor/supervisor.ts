@@ -156,6 +156,10 @@ export class Supervisor {
       isPaused: (job) => this.isPaused(job),
       send: (agent, message) => this.send(agent, message),
       launch: (agent, firstMessage, resume) => this.launch(agent, firstMessage, resume),
+      dropPending: (agent, reason) => {
+        this.approvals.denyAllFor(agent, 'auto_deny', reason)
+        this.messages.agentEnded(agent, 'crashed')
+      },
     })
     const sleep = options.sleep ?? realSleep
     this.models = new ModelCalls({
@@ -395,11 +399,13 @@ export class Supervisor {
   private launch(agent: AgentRuntime, firstMessage: string, resume?: AgentInit['resume']): void {
     const job = agent.job
     agent.status = 'running'
-    agent.startedAt = Date.now()
     agent.model = modelFor(agent)
     if (!resume) this.recordStart(agent)
+    // A restart after a crash goes on with the run it was: its start time and its wall clock stand.
+    const restart = resume?.restart === true
+    if (!restart) agent.startedAt = Date.now()
     const timeoutMs = job.settings.agent_timeout_ms ?? (agent.parent ? job.settings.subagent_timeout_ms : null)
-    if (timeoutMs) {
+    if (timeoutMs && !(restart && agent.clock)) {
       agent.clock = new WallClock(timeoutMs, () => this.stop(agent, 'failed', 'timeout'))
       agent.clock.resume()
     }
@@ -526,6 +532,7 @@ export class Supervisor {
       return
     }
     this.trace.agent(agent, 'error', { message: `agent process exited unexpectedly (code ${code}, signal ${signal})` })
+    if (this.followUps.restartCrashed(agent, { code, signal })) return
     this.finish(agent, {
       status: 'failed',
       terminalReason: 'crashed',

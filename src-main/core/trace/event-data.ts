@@ -47,6 +47,9 @@ export const jobSettingsSchema = z
     no_sandbox: z.boolean().optional(),
     max_spawns_per_turn: count.optional(),
     max_spawns_per_minute: count.optional(),
+    restart_crashed: count
+      .optional()
+      .meta({ description: 'how many times an agent whose process crashed is restarted from its history (absent: 1; 0: never)' }),
   })
   .meta({ id: 'settings', description: "The job's settings. Never holds API keys." })
 
@@ -153,6 +156,14 @@ export const eventDataSchemas = {
     history_messages: count.meta({ description: 'the messages of its earlier history it continues from, rebuilt from this trace' }),
     previous_status: agentStatus.meta({ description: 'how it had ended' }),
     label: z.string().optional().meta({ description: "the agent's label, as its agent.start gave it" }),
+  }),
+  'agent.restart': z.looseObject({
+    cause: z.enum(['crashed']).meta({ description: 'why its process was replaced: it exited unexpectedly' }),
+    code: z.number().nullable().optional().meta({ description: "the process's exit code" }),
+    signal: z.string().nullable().optional().meta({ description: 'the signal that ended it' }),
+    from_step: count.meta({ description: 'the model calls it had made: the new process goes on from its history after them' }),
+    restart: z.number().int().positive().meta({ description: 'which restart of this agent this is (1 for the first)' }),
+    restarts_allowed: count.meta({ description: "the job's restart_crashed" }),
   }),
   message: z.looseObject({
     role: z.enum(['system', 'user', 'assistant', 'tool']),

@@ -32,12 +32,16 @@ export type JobSettings = {
   no_sandbox?: boolean
   /** At most this many spawns per parent turn (one model reply); 0 turns the guard off. */
   max_spawns_per_turn?: number
+  /** Restarts of an agent whose process crashed (absent: `defaultRestartCrashed`; 0: never). */
+  restart_crashed?: number
   /** At most this many spawns per minute in the whole job; 0 turns the guard off. */
   max_spawns_per_minute?: number
 }
 
 /** The runaway guards' defaults, for settings that do not name them (product.md §4). */
 export const spawnGuardDefaults = { max_spawns_per_turn: 10, max_spawns_per_minute: 60 } as const
+/** An agent whose process crashed is restarted from its history once, unless the job says otherwise. */
+export const defaultRestartCrashed = 1
 
 /** A scripted job's settings, with any field overridden: the defaults of product.md §4. */
 export const defaultSettings = (overrides: Partial<JobSettings> = {}): JobSettings => ({

@@ -113,6 +113,10 @@ export function updateAgent(node: AgentNode, event: TraceEvent): void {
       node.steps = data.steps
       break
     }
+    case 'agent.restart':
+      // Its process crashed and a new one goes on: whatever tool ran was cut short.
+      node.current_tool = null
+      break
     case 'agent.resume':
       // A follow-up or a parent's `resume`: the same node runs again, its totals carried on.
       node.status = 'running'

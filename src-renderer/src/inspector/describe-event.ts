@@ -95,6 +95,18 @@ export function describeEvent(event: TraceEvent): EventDescription {
         tone: 'agent',
       }
     }
+    case 'agent.restart': {
+      const { from_step, restart, restarts_allowed, signal, code } = event.data
+      return {
+        title: 'restarted',
+        summary: join(
+          `its process crashed (${signal ?? `code ${code ?? '?'}`})`,
+          `goes on after step ${from_step}`,
+          `restart ${restart} of ${restarts_allowed}`,
+        ),
+        tone: 'warn',
+      }
+    }
     case 'agent.end': {
       const { status, terminal_reason, duration_ms } = event.data
       return {

@@ -11,7 +11,7 @@ import {
 } from '@core/api/job-form'
 import type { SubagentApprovals } from '@core/trace/statuses'
 import { priceFor, type ModelPrice, type PriceTable } from '@core/providers/pricing'
-import { spawnGuardDefaults } from '@core/trace/model'
+import { defaultRestartCrashed, spawnGuardDefaults } from '@core/trace/model'
 import { errorFields, errorText } from '../store/error-text'
 
 /**
@@ -33,6 +33,7 @@ export interface NewJobForm {
   agent_timeout_s: string
   max_spawns_per_turn: string
   max_spawns_per_minute: string
+  restart_crashed: string
   /** Subagents' risky commands (the form's one control; auto_approve follows it). */
   subagent_approvals: SubagentApprovals
   spawn_paused: boolean
@@ -56,6 +57,7 @@ export const formFieldOrder: readonly FormField[] = [
   'max_concurrent_children',
   'max_spawns_per_turn',
   'max_spawns_per_minute',
+  'restart_crashed',
   'job_token_budget',
   'job_cost_budget',
   'agent_timeout_s',
@@ -86,6 +88,7 @@ export function formFromJob(job: NewJob): NewJobForm {
     agent_timeout_s: text(job.agent_timeout_s),
     max_spawns_per_turn: text(job.max_spawns_per_turn),
     max_spawns_per_minute: text(job.max_spawns_per_minute),
+    restart_crashed: text(job.restart_crashed),
     subagent_approvals: approvalModeOf(job),
     spawn_paused: job.spawn_paused,
     allow_network: job.allow_network,
@@ -135,6 +138,7 @@ export function inputFromForm(form: NewJobForm): Record<keyof NewJob, unknown> {
     // Empty is null, not undefined, so the schema refuses it rather than filling in its default unseen.
     max_spawns_per_turn: numberFromText(form.max_spawns_per_turn, { whole: true, empty: null }),
     max_spawns_per_minute: numberFromText(form.max_spawns_per_minute, { whole: true, empty: null }),
+    restart_crashed: numberFromText(form.restart_crashed, { whole: true, empty: null }),
     auto_approve: form.subagent_approvals === 'approve',
     subagent_approvals: form.subagent_approvals,
     spawn_paused: form.spawn_paused,
@@ -180,6 +184,7 @@ function fallbackJob(form: NewJobForm): NewJob {
     job_cost_budget: typeof cost === 'number' && Number.isFinite(cost) && cost > 0 ? cost : null,
     agent_timeout_s: null,
     ...spawnGuardDefaults,
+    restart_crashed: defaultRestartCrashed,
     auto_approve: form.subagent_approvals === 'approve',
     subagent_approvals: form.subagent_approvals,
     spawn_paused: form.spawn_paused,

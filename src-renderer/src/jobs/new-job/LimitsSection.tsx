@@ -35,6 +35,12 @@ export function LimitsSection(props: { fields: JobFields; prices: PriceTable }) 
         <Affix suffix="per minute">{textInput('max_spawns_per_minute', { inputMode: 'numeric' })}</Affix>,
       )}
       {row(
+        'restart_crashed',
+        'Restarts after a crash',
+        "Times an agent whose process crashed goes on in a new one from where it was. 0: a crash ends it.",
+        <Affix suffix="per agent">{textInput('restart_crashed', { inputMode: 'numeric' })}</Affix>,
+      )}
+      {row(
         'job_token_budget',
         'Job token budget',
         'Tokens across the whole tree; the job stops when they are spent. Empty: none.',
