@@ -50,7 +50,11 @@ export function printTree(write: (line: string) => void): (notification: ApiNoti
         }
         case 'agent.restart': {
           const label = labels.get(event.agent_id ?? '') ?? 'agent'
-          line(event, depth, `↻ ${label} restarted after its process crashed (restart ${event.data.restart} of ${event.data.restarts_allowed})`)
+          line(
+            event,
+            depth,
+            `↻ ${label} restarted after its process crashed (restart ${event.data.restart} of ${event.data.restarts_allowed})`,
+          )
           break
         }
         case 'agent.wrap_up':

@@ -37,7 +37,7 @@ export function LimitsSection(props: { fields: JobFields; prices: PriceTable }) 
       {row(
         'restart_crashed',
         'Restarts after a crash',
-        "Times an agent whose process crashed goes on in a new one from where it was. 0: a crash ends it.",
+        'Times an agent whose process crashed goes on in a new one from where it was. 0: a crash ends it.',
         <Affix suffix="per agent">{textInput('restart_crashed', { inputMode: 'numeric' })}</Affix>,
       )}
       {row(
