@@ -41,6 +41,7 @@ import { AgentMessages, type WrapUpResult } from './agent-messages'
 import type { ResumeSource } from './rehydrate'
 import { SpawnEditRefused, Spawns } from './spawns'
 import { TraceEmitter } from './trace-emitter'
+import { AgentWaits } from './waits'
 
 export interface SupervisorOptions {
   sink: TraceSink
@@ -97,11 +98,13 @@ export class Supervisor {
   private readonly spawns: Spawns
   private readonly followUps: FollowUps
   private readonly messages: AgentMessages
+  private readonly waits: AgentWaits
 
   constructor(private readonly options: SupervisorOptions) {
     this.now = options.now ?? (() => new Date())
     this.newId = options.newId ?? defaultNewId
     this.trace = new TraceEmitter(options.sink, this.now)
+    this.waits = new AgentWaits({ trace: this.trace, clock: (agent, waiting) => this.userWait(agent, waiting), now: () => Date.now() })
     this.processes = new AgentProcesses({
       host: options.host,
       trace: this.trace,
@@ -561,6 +564,7 @@ export class Supervisor {
 
   private finish(agent: AgentRuntime, ending: Ending, parentResult?: { ok: false; error: string }): void {
     if (agent.ended) return
+    this.waits.end(agent, 'ended')
     agent.ended = true
     agent.status = ending.status
     agent.clock?.stop()
