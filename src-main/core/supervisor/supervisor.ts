@@ -654,9 +654,10 @@ export class Supervisor {
   // --- helpers ----------------------------------------------------------------------------
 
   /**
-   * An agent started or stopped waiting for the user. Time spent waiting is the user's: the
-   * agent's wall clock stops, and so do its ancestors' (each waits for it), until nothing in
-   * their subtree waits any more.
+   * An agent started or stopped waiting for the user, or for what the user or a provider must
+   * give (a raised cap, a rate limit's end: waits.ts). That time is not the agent's: its wall
+   * clock stops, and so do its ancestors' (each waits for it), until nothing in their subtree
+   * waits any more.
    */
   private userWait(agent: AgentRuntime, waiting: boolean): void {
     for (let at: AgentRuntime | null = agent; at; at = at.parent) {
