@@ -33,6 +33,7 @@ type JobHandlers = Pick<
   | 'revokeApprovedCommand'
   | 'steerAgent'
   | 'followUp'
+  | 'resumeJob'
   | 'editSpawn'
   | 'exportJob'
   | 'importTrace'
@@ -153,6 +154,17 @@ export function jobHandlers(context: EngineContext): JobHandlers {
           loadedProfiles: context.profilesFor(job.project),
           ...(Object.keys(budgets).length > 0 ? { budgets } : {}),
         })
+        writer.flush()
+        return { job_id, ...resumed }
+      } catch (error) {
+        if (!(error instanceof FollowUpRefused)) throw error
+        throw error.code === 'not_found' ? notFound(error.message.replace(/^no /, '')) : conflict(error.message)
+      }
+    },
+    resumeJob: async ({ job_id }) => {
+      const job = requireControllableJob(context, job_id)
+      try {
+        const resumed = supervisor.resumeJob(job_id, context.profilesFor(job.project))
         writer.flush()
         return { job_id, ...resumed }
       } catch (error) {
