@@ -7,6 +7,7 @@ import { knownSecretsRedactor } from '../settings/known-secrets'
 import { keyDestinationError, resolveConnectionFor } from '../settings/providers'
 import { exportJob, jsonlFormat } from '../store/export'
 import { importTraceFile } from '../import/import-job'
+import { endInterruptedJobs } from '../store/interrupted'
 import { jobOwnersFor } from '../store/job-owners'
 import { otlpFormat } from '../otlp/otlp-json'
 import { getAgent, getAgents, getEvents, lastSeq, listJobs, rootAnswer } from '../store/queries'
@@ -162,6 +163,8 @@ export function jobHandlers(context: EngineContext): JobHandlers {
       }
     },
     resumeJob: async ({ job_id }) => {
+      // An owner that died since the last heartbeat's sweep: its job is interrupted now, not in 5 s.
+      endInterruptedJobs(db, writer, { heartbeatCounts: false })
       const job = requireControllableJob(context, job_id)
       try {
         const resumed = supervisor.resumeJob(job_id, context.profilesFor(job.project))

@@ -153,6 +153,15 @@ export class JobResumes {
     const again = calls.filter(
       (call) => rerun.has(call.id) && history.closing.some((message) => message.role === 'tool' && message.tool_call_id === call.id),
     )
+    // The request nobody decided is closed in the trace; the call asks anew.
+    for (const call of again) {
+      this.options.trace.agent(agent, 'approval.decision', {
+        approval_id: rerun.get(call.id)!,
+        decision: 'denied',
+        by: 'auto_deny',
+        reason: 'the job was interrupted before anyone decided: the command asks again now that it is resumed',
+      })
+    }
     const closing = history.closing.filter((message) => message.role !== 'tool' || !again.some((call) => call.id === message.tool_call_id))
     const background = agent.children.filter((child) => !child.ended)
     const ended = undeliveredEnvelopes(agent, events, envelopes)
@@ -176,13 +185,13 @@ export class JobResumes {
 /**
  * The tool calls that asked for an approval nobody decided (the job stopped first): each
  * `approval.request` without a decision, matched to an unfinished `tool.call` of the same tool
- * running the same command.
+ * running the same command. Returns call id → approval id.
  */
-function callsAwaitingApproval(events: readonly TraceEvent[]): Set<string> {
+function callsAwaitingApproval(events: readonly TraceEvent[]): Map<string, string> {
   const decided = new Set(events.flatMap((event) => (event.type === 'approval.decision' ? [event.data.approval_id] : [])))
   const finished = new Set(events.flatMap((event) => (event.type === 'tool.result' ? [event.data.call_id] : [])))
   const open = events.flatMap((event) => (event.type === 'tool.call' && !finished.has(event.data.call_id) ? [event.data] : []))
-  const calls = new Set<string>()
+  const calls = new Map<string, string>()
   for (const event of events) {
     if (event.type !== 'approval.request' || decided.has(event.data.approval_id)) continue
     const { tool, command } = event.data
@@ -190,7 +199,7 @@ function callsAwaitingApproval(events: readonly TraceEvent[]): Set<string> {
       const args = each.arguments as { command?: unknown } | null
       return !calls.has(each.call_id) && each.name === tool && (typeof args?.command !== 'string' || args.command === command)
     })
-    if (call) calls.add(call.call_id)
+    if (call) calls.set(call.call_id, event.data.approval_id)
   }
   return calls
 }
