@@ -1,8 +1,9 @@
 import { spawn } from 'node:child_process'
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
+import { checkOtlpJson } from '../core/otlp/testing/otlp-proto'
 import type { ConversationView, RecordedRequest } from '../core/providers/testing/fake-http'
 import { openaiConversations, openaiView, startFakeOpenAI, type FakeOpenAIResponse } from '../core/providers/testing/fake-openai'
 import Database from 'better-sqlite3'
@@ -71,6 +72,13 @@ function arbor(args: string[], env: NodeJS.ProcessEnv) {
     child.once('close', (code, signal) => resolve({ code, signal, stdout, stderr })),
   )
   return { child, exited, output: () => stdout + stderr }
+}
+
+interface OtlpSpan {
+  spanId: string
+  parentSpanId?: string
+  name: string
+  status: { code: number }
 }
 
 const messagesOf = (request: RecordedRequest) => (request.body as { messages: Array<{ role: string; content: string }> }).messages
@@ -209,6 +217,24 @@ describe('arbor resume after arbor run was SIGKILLed', () => {
       expect(calls).toHaveLength(server.requests.length)
       const sum = (key: 'input_tokens' | 'output_tokens') => calls.reduce((total, event) => total + event.data.usage[key], 0)
       expect(outcome.usage).toMatchObject({ input_tokens: sum('input_tokens'), output_tokens: sum('output_tokens') })
+
+      // Its OTLP export is valid: unique span ids, every parent there, the job's span ended once, completed; the
+      // resumed agents' runs are spans of their own, and the command the interruption cut short ended as an error.
+      const otlpFile = path.join(dir, 'resumed.otlp.json')
+      const exported = await arbor(['export', '--db', dbFile, '--last', '--out', otlpFile, '--format', 'otlp'], env).exited
+      expect(exported.code, exported.stderr).toBe(0)
+      const document = JSON.parse(readFileSync(otlpFile, 'utf8')) as { resourceSpans: Array<{ scopeSpans: Array<{ spans: OtlpSpan[] }> }> }
+      expect(checkOtlpJson(document).errors).toEqual([])
+      const spans = document.resourceSpans[0]!.scopeSpans[0]!.spans
+      const ids = new Set(spans.map((span) => span.spanId))
+      expect(ids.size).toBe(spans.length)
+      for (const span of spans) if (span.parentSpanId) expect(ids.has(span.parentSpanId), span.name).toBe(true)
+      const workflow = spans.filter((span) => span.name === 'invoke_workflow arbor')
+      expect(workflow).toHaveLength(1)
+      expect(workflow[0]!.status.code).toBe(1)
+      expect(spans.filter((span) => span.name.endsWith('(resumed)'))).toHaveLength(2)
+      expect(spans.filter((span) => span.name === 'execute_tool bash' && span.status.code === 2)).toHaveLength(1)
+      expect(spans.filter((span) => span.name.startsWith('chat '))).toHaveLength(calls.length)
 
       // Resumed once, it is not interrupted any more.
       const again = await arbor(['resume', '--last', '--db', dbFile], env).exited
