@@ -164,7 +164,7 @@ describe('arbor resume after arbor run was SIGKILLed', () => {
       const last = children.find((marker) => marker !== quick && marker !== slow)!
       expect(requestsOf(server.requests, last)).toHaveLength(0)
 
-      const started = performance.now()
+      const started = Date.now()
       const resumed = await arbor(['resume', '--last', '--db', dbFile, '--json'], env).exited
       expect(resumed.code, resumed.stderr).toBe(0)
       const outcome = JSON.parse(resumed.stdout) as {
@@ -174,12 +174,17 @@ describe('arbor resume after arbor run was SIGKILLed', () => {
         usage: { input_tokens: number; output_tokens: number }
         agents: Array<{ label: string; status: string }>
       }
+      const firstCall = server.requests[before]!.received_at - started
       console.log(
-        `arbor resume: the job completed ${(performance.now() - started).toFixed(0)} ms after the command started; ${server.requests.length - before} model requests after the kill`,
+        `arbor resume (${built ? 'built' : 'source'} CLI): first model request ${firstCall} ms after the command started, the job completed after ${Date.now() - started} ms; ${server.requests.length - before} model requests after the kill, none of them repeated`,
       )
       expect(outcome).toMatchObject({ status: 'completed', result: 'ROOT DONE' })
       expect(outcome.agents.map((agent) => agent.status)).toEqual(['completed', 'completed', 'completed', 'completed'])
       expect(resumed.stderr).toContain(`resuming job ${outcome.job_id}: 3 agents go on`)
+      expect(resumed.stderr).toContain(`job ${outcome.job_id} resumed after it was interrupted`)
+      expect(resumed.stderr).toContain('↻ root goes on after the job was interrupted (from step 1)')
+      expect(resumed.stderr).toContain(`↻ ${slow} goes on after the job was interrupted (from step 1)`)
+      expect(resumed.stderr).toContain(`… ${last} queued`)
 
       // The completed child is not run again; the queued one ran once, after the resume.
       expect(requestsOf(server.requests, quick)).toHaveLength(1)

@@ -148,6 +148,48 @@ describe('resumeJob', () => {
     expect(decisions.map((event) => event.data.by)).toEqual(['auto_deny', 'user'])
   }, 120_000)
 
+  it('a spawn held when the job was interrupted is held again, and starts when spawning resumes', async () => {
+    const { project, dbFile } = setUp()
+    const server = await startFakeOpenAI({
+      route: openaiConversations([
+        { match: 'HELD-CHILD', turns: [finish('RAN AFTER ALL')] },
+        {
+          match: 'ROOT-TASK',
+          turns: [
+            {
+              tool_calls: [{ name: 'task', arguments: { description: 'HELD-CHILD', subagent_type: 'worker', prompt: 'HELD-CHILD: go.' } }],
+            },
+            { tool_calls: [{ name: 'await_tasks', arguments: {} }] },
+            finish('ROOT DONE'),
+          ],
+        },
+      ]),
+    })
+    cleanups.push(() => server.close())
+    const owner = await jobProcess(dbFile, project, { ...jobFor(server.url, 'ROOT-TASK: delegate'), spawn_paused: true })
+    await waitUntil(() => statuses(dbFile, owner.jobId).includes('HELD-CHILD:held'), {
+      timeoutMs: 60_000,
+      what: 'the child is held',
+      describe: owner.output,
+    })
+    await owner.kill()
+    const rig = handlerEngine({ dbFile, project, waitMs: 30_000, cleanups })
+    expect(await rig.dispatch('resumeJob', { job_id: owner.jobId })).toMatchObject({ ok: true })
+    const held = await rig.waitFor((event) => event.type === 'subagent.held')
+    const tree = await rig.engine.handlers.getTree({ job_id: owner.jobId })
+    expect(tree.job.status).toBe('running')
+    expect(tree.agents.find((agent) => agent.id === held.data.child_agent_id)).toMatchObject({ status: 'held', ended_at: null })
+    expect(server.requests.filter(opensWith('HELD-CHILD'))).toHaveLength(0)
+
+    expect(await rig.dispatch('setSpawnPaused', { job_id: owner.jobId, paused: false })).toMatchObject({ ok: true })
+    await rig.engine.waitForJob(owner.jobId)
+    const after = await rig.engine.handlers.getTree({ job_id: owner.jobId })
+    expect(after.job.status).toBe('completed')
+    expect(after.answer).toBe('ROOT DONE')
+    expect(after.agents.map((agent) => agent.status)).toEqual(['completed', 'completed'])
+    expect(server.requests.filter(opensWith('HELD-CHILD'))).toHaveLength(1)
+  }, 120_000)
+
   it('refuses a job that is not interrupted, and one it does not know', async () => {
     const { project, dbFile } = setUp()
     const server = await startFakeOpenAI({ route: openaiConversations([{ match: 'ROOT-TASK', turns: [finish('ANSWERED')] }]) })
