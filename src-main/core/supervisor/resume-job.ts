@@ -48,15 +48,59 @@ export class JobResumes {
   constructor(private readonly options: JobResumesOptions) {}
 
   resume(jobId: string, loadedProfiles?: LoadedProfiles): { agent_ids: string[] } {
-    const { source, trace } = this.options
+    const { stored, events, was } = this.interrupted(jobId)
+    const context = this.options.jobContext(stored.job.project, stored.job.settings)
+    const job = rehydrateJob(stored, {
+      context,
+      redactor: jobRedactor(context, this.options.env),
+      profiles: loadedProfiles?.profiles ?? builtinProfiles,
+    })
+    if (jobSpend(job).share >= 1) {
+      throw new FollowUpRefused('conflict', `job ${jobId} had spent its token or cost budget: follow it up with higher caps instead`)
+    }
+    try {
+      this.options.sink.reopenJob?.(jobId, { interrupted: true })
+    } catch (error) {
+      throw new FollowUpRefused('conflict', error instanceof Error ? error.message : String(error))
+    }
+    this.options.jobs.set(job.id, job)
+    for (const agent of job.agents.values()) this.options.agents.set(agent.id, agent)
+    job.ended = false
+    job.active = true
+    job.rootReason = null
+    this.options.trace.job(job, 'control', { action: 'resume_job', target: job.id, value: true, by: 'user' })
+
+    // Parents before children (storedJob's order); a child goes on only under a parent that does.
+    const resumed = [...job.agents.values()].filter((agent) => was.has(agent.id) && (agent.parent === null || was.has(agent.parent.id)))
+    for (const agent of resumed) {
+      const node = stored.agents.find((each) => each.id === agent.id)
+      reopenAgent(agent, was.get(agent.id)!, node?.started_at ?? null, events)
+    }
+    for (const agent of resumed) {
+      if (agent.status === 'running' || agent.status === 'waiting_approval') this.continueAgent(agent, events.get(agent.id) ?? [])
+    }
+    const waiting = resumed.filter((agent) => agent.status === 'held' || agent.status === 'queued')
+    for (const child of waiting) this.options.wait(child)
+    for (const parent of new Set(waiting.map((child) => child.parent!))) this.options.pump(parent)
+    return { agent_ids: resumed.map((agent) => agent.id) }
+  }
+
+  /**
+   * The stored job, if it may be resumed, with its agents' events and what each agent the sweep
+   * ended was doing (`interrupted_status`); FollowUpRefused names why not. Every history that
+   * will be rebuilt is rebuilt here once, so a resume that starts does not fail half-way.
+   */
+  private interrupted(jobId: string) {
+    const { source } = this.options
     if (!source) throw new FollowUpRefused('conflict', 'this supervisor keeps no trace to resume a job from')
     const live = this.options.jobs.get(jobId)
     if (live && !live.ended) throw new FollowUpRefused('conflict', `job ${jobId} is running in this Arbor process already`)
     const stored = source.storedJob(jobId)
     if (!stored) throw new FollowUpRefused('not_found', `no job ${jobId}`)
-    const status = stored.job.status
-    if (status === 'running')
+    const { status } = stored.job
+    if (status === 'running') {
       throw new FollowUpRefused('conflict', `job ${jobId} is running in another Arbor process: it is not interrupted`)
+    }
     if (status !== 'interrupted') {
       throw new FollowUpRefused(
         'conflict',
@@ -79,49 +123,7 @@ export class JobResumes {
       const history = was.has(node.id) && node.status === 'failed' ? rebuildHistory(events.get(node.id) ?? []) : null
       if (history && 'error' in history) throw new FollowUpRefused('conflict', `${node.label} cannot be resumed: ${history.error}`)
     }
-    const context = this.options.jobContext(stored.job.project, stored.job.settings)
-    const job = rehydrateJob(stored, {
-      context,
-      redactor: jobRedactor(context, this.options.env),
-      profiles: loadedProfiles?.profiles ?? builtinProfiles,
-    })
-    if (jobSpend(job).share >= 1) {
-      throw new FollowUpRefused('conflict', `job ${jobId} had spent its token or cost budget: follow it up with higher caps instead`)
-    }
-    try {
-      this.options.sink.reopenJob?.(jobId, { interrupted: true })
-    } catch (error) {
-      throw new FollowUpRefused('conflict', error instanceof Error ? error.message : String(error))
-    }
-    this.options.jobs.set(job.id, job)
-    for (const agent of job.agents.values()) this.options.agents.set(agent.id, agent)
-    job.ended = false
-    job.active = true
-    job.rootReason = null
-    trace.job(job, 'control', { action: 'resume_job', target: job.id, value: true, by: 'user' })
-
-    // Parents before children (storedJob's order): a child's request is read from its parent's events.
-    const resumed = [...job.agents.values()].filter((agent) => was.has(agent.id) && (agent.parent === null || was.has(agent.parent.id)))
-    for (const agent of resumed) {
-      const node = stored.agents.find((each) => each.id === agent.id)
-      agent.ended = false
-      agent.status = was.get(agent.id)!
-      agent.startedAt = node?.started_at ? Date.parse(node.started_at) : null
-      agent.request = agent.parent ? requestOf(agent, events.get(agent.parent.id) ?? [], events.get(agent.id) ?? [], job.settings) : null
-      agent.callId = null
-      // No call of its parent's new process waits for it: its envelope reaches the parent as a message.
-      agent.reportsToParent = agent.parent !== null
-      for (const event of events.get(agent.id) ?? []) {
-        if (event.type === 'tool.call') agent.toolUsage[event.data.name] = (agent.toolUsage[event.data.name] ?? 0) + 1
-        if (event.type === 'message' && event.data.role === 'assistant' && event.data.content) agent.lastText = event.data.content
-      }
-    }
-    const running = resumed.filter((agent) => agent.status === 'running' || agent.status === 'waiting_approval')
-    for (const agent of running) this.continueAgent(agent, events.get(agent.id) ?? [])
-    const waiting = resumed.filter((agent) => agent.status === 'held' || agent.status === 'queued')
-    for (const child of waiting) this.options.wait(child)
-    for (const parent of new Set(waiting.map((child) => child.parent!))) this.options.pump(parent)
-    return { agent_ids: resumed.map((agent) => agent.id) }
+    return { stored, events, was }
   }
 
   /** A running agent's new process, from its history: what it was doing when the job stopped is answered or done again. */
@@ -179,6 +181,25 @@ export class JobResumes {
       ...(again.length > 0 ? { rerun: again } : {}),
       ...(ended.length > 0 ? { ended_children: ended } : {}),
     })
+  }
+}
+
+/**
+ * An agent the sweep ended, live again as it was then (`was`), before its process starts: its
+ * request as its parent made it, its tool counts and last text from its events. No call of its
+ * parent's new process waits for it: its envelope reaches the parent as a message.
+ */
+function reopenAgent(agent: AgentRuntime, was: AgentStatus, startedAt: string | null, events: ReadonlyMap<string, TraceEvent[]>): void {
+  const own = events.get(agent.id) ?? []
+  agent.ended = false
+  agent.status = was
+  agent.startedAt = startedAt ? Date.parse(startedAt) : null
+  agent.request = agent.parent ? requestOf(agent, events.get(agent.parent.id) ?? [], own, agent.job.settings) : null
+  agent.callId = null
+  agent.reportsToParent = agent.parent !== null
+  for (const event of own) {
+    if (event.type === 'tool.call') agent.toolUsage[event.data.name] = (agent.toolUsage[event.data.name] ?? 0) + 1
+    if (event.type === 'message' && event.data.role === 'assistant' && event.data.content) agent.lastText = event.data.content
   }
 }
 
