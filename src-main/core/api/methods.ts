@@ -27,6 +27,7 @@ export const apiMethods = [
   'revokeApprovedCommand',
   'steerAgent',
   'followUp',
+  'resumeJob',
   'editSpawn',
   'exportJob',
   'importTrace',
