@@ -42,6 +42,7 @@ const api = {
   killAgent: (input) => call('killAgent', input),
   stopAgent: (input) => call('stopAgent', input),
   cancelSpawn: (input) => call('cancelSpawn', input),
+  allowSpawn: (input) => call('allowSpawn', input),
   setAutoApprove: (input) => call('setAutoApprove', input),
   setSubagentApprovals: (input) => call('setSubagentApprovals', input),
   revokeApprovedCommand: (input) => call('revokeApprovedCommand', input),

@@ -20,8 +20,10 @@ export function printTree(write: (line: string) => void): (notification: ApiNoti
           break
         }
         case 'subagent.held':
+          line(event, depth + 1, `… ${event.data.description} held (${event.data.reason ?? 'spawning paused'})`)
+          break
         case 'subagent.queued':
-          line(event, depth + 1, `… ${event.data.description} ${event.type === 'subagent.held' ? 'held (spawning paused)' : 'queued'}`)
+          line(event, depth + 1, `… ${event.data.description} queued`)
           break
         case 'subagent.denied':
           line(event, depth + 1, `✕ ${event.data.description} denied: ${event.data.reason}`)

@@ -58,6 +58,11 @@ export interface EngineOptions {
   keys?: KeyStore
   /** Where keys and base URLs are also looked for; default the process environment. */
   env?: Environment
+  /**
+   * A user can allow spawns held by a job limit (Supervisor's userDecidesSpawns): true by default
+   * (the app, `arbor serve`); `arbor run` says false, and such spawns are refused.
+   */
+  userDecidesSpawns?: boolean
   /** How often this process says it still runs its jobs, and when another's silence means it is gone (store/owner.ts). */
   liveness?: { heartbeatMs?: number; staleAfterMs?: number }
 }
@@ -141,6 +146,7 @@ export function createEngine(options: EngineOptions): Engine {
     readyTimeoutMs: options.readyTimeoutMs,
     jobContext,
     env,
+    userDecidesSpawns: options.userDecidesSpawns,
   })
   const listeners = new Set<(notification: ApiNotification) => void>()
   writer.onCommit((events) => {

@@ -9,17 +9,20 @@ import { agentProcessEntry, defaultDbFile, writerWorkerEntry } from '../paths'
  * folder, and `warmPool` processes started ahead (--warm-pool; the engine's default without it).
  * With `writerThread` (serve, whose loop answers a UI) the trace commits on a worker thread, as in
  * the app; a one-shot command commits on its own thread and spares the thread's start.
+ * `userDecidesSpawns` false (`arbor run`): nobody can allow a spawn past a job limit, so it is refused.
  */
 export function cliEngine(
   dbOption: string | undefined,
   projectDir?: string,
   warmPool?: number,
   writerThread = false,
+  userDecidesSpawns = true,
 ): { engine: Engine; dbFile: string } {
   const dbFile = path.resolve(dbOption ?? defaultDbFile())
   mkdirSync(path.dirname(dbFile), { recursive: true })
   const processHost = new ForkProcessHost(agentProcessEntry(path.dirname(dbFile)))
-  const engine = createEngine({ dbFile, processHost, warmPool, projectDir, writerWorker: writerThread ? writerWorkerEntry() : undefined })
+  const writerWorker = writerThread ? writerWorkerEntry() : undefined
+  const engine = createEngine({ dbFile, processHost, warmPool, projectDir, writerWorker, userDecidesSpawns })
   return { engine, dbFile }
 }
 

@@ -21,6 +21,7 @@ export const apiMethods = [
   'killAgent',
   'stopAgent',
   'cancelSpawn',
+  'allowSpawn',
   'setAutoApprove',
   'setSubagentApprovals',
   'decideApproval',

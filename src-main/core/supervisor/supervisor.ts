@@ -39,6 +39,7 @@ import {
 import { FollowUps, type FollowUpOptions } from './follow-ups'
 import { AgentMessages, type WrapUpResult } from './agent-messages'
 import type { ResumeSource } from './rehydrate'
+import type { HoldingLimit } from './spawn-policy'
 import { SpawnEditRefused, Spawns } from './spawns'
 import { TraceEmitter } from './trace-emitter'
 
@@ -61,6 +62,12 @@ export interface SupervisorOptions {
   env?: NodeJS.ProcessEnv
   /** The trace read back, to continue an agent that ended (follow-ups, `task` with `resume`); without it none can be. */
   resumeSource?: ResumeSource
+  /**
+   * A user watches and can allow a spawn held by a job limit (max_agents, max_spawns_per_turn):
+   * true (the default) in the app and `arbor serve`; false for `arbor run`, where such a spawn is
+   * refused with the reason, as there is nobody to allow it.
+   */
+  userDecidesSpawns?: boolean
 }
 
 export interface StartJobOptions {
@@ -135,6 +142,8 @@ export class Supervisor {
       isPaused: (job) => this.isPaused(job),
       send: (agent, message) => this.send(agent, message),
       launch: (agent, firstMessage) => this.launch(agent, firstMessage),
+      userDecides: options.userDecidesSpawns ?? true,
+      userWait: (agent, waiting) => this.userWait(agent, waiting),
     })
     this.messages = new AgentMessages({
       trace: this.trace,
@@ -347,6 +356,23 @@ export class Supervisor {
       { ok: false, error: 'spawn cancelled by the user' },
     )
     return true
+  }
+
+  /**
+   * Lets a spawn held by a job limit (max_agents, max_spawns_per_turn) start past it (Spawns.allow).
+   * Throws SpawnEditRefused for an unknown agent or one not held by a limit.
+   */
+  allowSpawn(agentId: string): void {
+    const agent = this.agents.get(agentId)
+    if (!agent) throw new SpawnEditRefused('not_found', `no agent ${agentId}`)
+    this.spawns.allow(agent)
+  }
+
+  /** The job's spawns held by a limit, waiting for the user to allow or cancel them (running jobs of this process only). */
+  heldSpawns(jobId: string): { agent_id: string; limit: HoldingLimit; reason: string }[] {
+    const job = this.jobs.get(jobId)
+    if (!job) return []
+    return [...job.agents.values()].flatMap((agent) => (agent.heldBy && !agent.ended ? [{ agent_id: agent.id, ...agent.heldBy }] : []))
   }
 
   /**
@@ -564,6 +590,7 @@ export class Supervisor {
     agent.ended = true
     agent.status = ending.status
     agent.clock?.stop()
+    this.spawns.heldByLimitEnded(agent)
     this.messages.agentEnded(agent, ending.terminalReason)
     this.approvals.denyAllFor(agent, ending.status === 'killed' ? 'user' : 'auto_deny', `the agent ended (${ending.terminalReason})`)
     const now = Date.now()

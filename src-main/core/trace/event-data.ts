@@ -47,6 +47,10 @@ export const jobSettingsSchema = z
     no_sandbox: z.boolean().optional(),
     max_spawns_per_turn: count.optional(),
     max_spawns_per_minute: count.optional(),
+    max_agents: count.optional().meta({
+      description:
+        'subagents the job may spawn, the root not counted (absent: 200; 0: no cap); past it a spawn is held for the user, or refused',
+    }),
     restart_crashed: count
       .optional()
       .meta({ description: 'how many times an agent whose process crashed is restarted from its history (absent: 1; 0: never)' }),
@@ -217,7 +221,14 @@ export const eventDataSchemas = {
     duration_ms: millis,
   }),
   'subagent.request': z.looseObject(spawn),
-  'subagent.held': z.looseObject({ ...spawn, reason: spawnReason.optional() }),
+  'subagent.held': z.looseObject({
+    ...spawn,
+    reason: spawnReason.optional(),
+    limit: z.enum(['max_agents', 'max_spawns_per_turn']).optional().meta({
+      description:
+        'the job setting the spawn is past: it waits for the user to allow it (control allow_spawn) or cancel it, and resuming spawning does not start it (absent: held while spawning is paused)',
+    }),
+  }),
   'subagent.queued': z.looseObject({ ...spawn, reason: spawnReason.optional() }),
   'subagent.denied': z.looseObject({ ...spawn, reason: spawnReason }),
   'subagent.start': z.looseObject({
@@ -249,7 +260,7 @@ export const eventDataSchemas = {
     message: z.string().optional().meta({ description: 'what the user said to the agent with a denial' }),
   }),
   control: z.looseObject({
-    action: z.enum(['pause', 'resume', 'kill', 'cancel_spawn', 'auto_approve', 'edit_spawn']),
+    action: z.enum(['pause', 'resume', 'kill', 'cancel_spawn', 'allow_spawn', 'auto_approve', 'edit_spawn']),
     target: z.string().meta({ description: 'an agent id, a job id, or `all`' }),
     value: z.unknown().meta({
       description:

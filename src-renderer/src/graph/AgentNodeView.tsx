@@ -24,6 +24,8 @@ function selectNodeView(state: ArborState, id: string) {
     selected: state.selectedAgentId === id,
     collapsed: state.collapsed[id] === true,
     wrappingUp: tree.wrappingUp[id] === true,
+    // Why a spawn held by a job limit waits: its ghost says so, with Allow and Cancel.
+    heldReason: tree.held[id]?.reason ?? null,
     // A replayed node's last event is long past: it is not stalled.
     replaying: state.replay !== null,
     // An imported job, or a replay, is read-only: no kill or cancel on its nodes.
@@ -105,8 +107,16 @@ function AgentCard({ id }: { id: string }) {
   const tokens = agent.usage.input_tokens + agent.usage.output_tokens
   const budget = agent.total_token_budget
   const budgetShare = budget ? Math.min(1, tokens / budget) : 0
-  const classes = ['agent-node', `status-${agent.status}`, look.ghost && 'ghost', view.selected && 'selected', stalled && 'stalled']
-  const { askKill, toggleCollapsed, openNodeMenu } = useArbor.getState()
+  const heldByLimit = agent.status === 'held' && view.heldReason !== null
+  const classes = [
+    'agent-node',
+    `status-${agent.status}`,
+    look.ghost && 'ghost',
+    heldByLimit && 'held-by-limit',
+    view.selected && 'selected',
+    stalled && 'stalled',
+  ]
+  const { askKill, toggleCollapsed, openNodeMenu, allowSpawn, cancelSpawn } = useArbor.getState()
 
   return (
     <div
@@ -160,7 +170,11 @@ function AgentCard({ id }: { id: string }) {
         <span className="depth">d{agent.depth}</span>
       </div>
       <div className="agent-node__activity">
-        {agent.status === 'waiting_approval' ? (
+        {heldByLimit ? (
+          <span className="state held-reason" data-testid="node-held-reason" title={`held: ${view.heldReason}`}>
+            held: {view.heldReason}
+          </span>
+        ) : agent.status === 'waiting_approval' ? (
           // Before its tool: the command waits for the user, not for the tool.
           <span className="state status-text-waiting_approval" data-testid="node-waiting">
             ⚠ waiting for you
@@ -177,13 +191,24 @@ function AgentCard({ id }: { id: string }) {
           {agent.steps}/{agent.max_steps ?? '∞'} steps
         </span>
       </div>
-      <div className="agent-node__usage">
-        <span>
-          {formatTokens(tokens)}
-          {budget ? ` / ${formatTokens(budget)}` : ''} tok
-        </span>
-        {agent.cost_usd !== null && <span>{formatCost(agent.cost_usd)}</span>}
-      </div>
+      {heldByLimit && !view.readOnly ? (
+        <div className="agent-node__held-actions">
+          <button className="node-button nodrag" data-testid="node-allow-spawn" onClick={stopAnd(() => void allowSpawn(agent.id))}>
+            Allow
+          </button>
+          <button className="node-button danger nodrag" data-testid="node-cancel-spawn" onClick={stopAnd(() => void cancelSpawn(agent.id))}>
+            Cancel
+          </button>
+        </div>
+      ) : (
+        <div className="agent-node__usage">
+          <span>
+            {formatTokens(tokens)}
+            {budget ? ` / ${formatTokens(budget)}` : ''} tok
+          </span>
+          {agent.cost_usd !== null && <span>{formatCost(agent.cost_usd)}</span>}
+        </div>
+      )}
       {budget ? (
         <div className="budget-bar" title={`${Math.round(budgetShare * 100)}% of the token budget`}>
           <div className={budgetShare >= 0.8 ? 'fill warn' : 'fill'} style={{ width: `${budgetShare * 100}%` }} />

@@ -1,7 +1,7 @@
 import type { AgentStatus } from '@core/trace/statuses'
 
 /** What an entry of a node's menu does (NodeMenu.tsx carries it out). */
-export type NodeMenuAction = 'inspect' | 'steer' | 'wrapUp' | 'kill' | 'editPrompt' | 'cancelSpawn' | 'followUp'
+export type NodeMenuAction = 'inspect' | 'steer' | 'wrapUp' | 'kill' | 'editPrompt' | 'allowSpawn' | 'cancelSpawn' | 'followUp'
 
 export interface NodeMenuEntry {
   action: NodeMenuAction
@@ -15,6 +15,8 @@ export interface NodeMenuSubject {
   status: AgentStatus
   /** An imported job or a replay: the node can be looked at, not acted on. */
   readOnly: boolean
+  /** A spawn held by a job limit (max_agents, max_spawns_per_turn): the user may allow it past the limit. */
+  heldByLimit?: boolean
 }
 
 const isRunning = (status: AgentStatus): boolean => status === 'running' || status === 'waiting_approval'
@@ -24,10 +26,10 @@ const isEnded = (status: AgentStatus): boolean => !isRunning(status) && !isGhost
 /**
  * The entries of a node's menu, in order, for its state: every node can be inspected; a running
  * agent can be steered, wrapped up or killed; a spawn that has not started can have its prompt
- * edited or be cancelled; an agent that ended can be followed up. A new control is one more line
+ * edited or be cancelled, and one held by a job limit allowed; an agent that ended can be followed up. A new control is one more line
  * here and one case in NodeMenu.tsx.
  */
-export function nodeMenuEntries({ status, readOnly }: NodeMenuSubject): NodeMenuEntry[] {
+export function nodeMenuEntries({ status, readOnly, heldByLimit = false }: NodeMenuSubject): NodeMenuEntry[] {
   const entries: NodeMenuEntry[] = [{ action: 'inspect', label: 'Inspect' }]
   if (readOnly) return entries
   if (isRunning(status)) {
@@ -38,6 +40,7 @@ export function nodeMenuEntries({ status, readOnly }: NodeMenuSubject): NodeMenu
     )
   }
   if (isGhost(status)) {
+    if (status === 'held' && heldByLimit) entries.push({ action: 'allowSpawn', label: 'Allow spawn' })
     entries.push({ action: 'editPrompt', label: 'Edit prompt…' }, { action: 'cancelSpawn', label: 'Cancel spawn', danger: true })
   }
   if (isEnded(status)) entries.push({ action: 'followUp', label: 'Follow up…' })

@@ -129,6 +129,11 @@ export function describeEvent(event: TraceEvent): EventDescription {
         tone: 'agent',
       }
     case 'subagent.held':
+      return {
+        title: 'held',
+        summary: join(event.data.description || event.data.profile, event.data.reason, shortId(event.data.child_agent_id)),
+        tone: event.data.limit ? 'warn' : 'agent',
+      }
     case 'subagent.queued':
     case 'subagent.start':
       return {
@@ -156,6 +161,7 @@ export function describeEvent(event: TraceEvent): EventDescription {
       const { action, value, by } = event.data
       // The prompt itself is the row's body (EventRow), not its one-line summary.
       if (action === 'edit_spawn') return { title: 'prompt edited', summary: `by ${by}`, tone: 'warn' }
+      if (action === 'allow_spawn') return { title: 'spawn allowed', summary: join(`past ${String(value)}`, `by ${by}`), tone: 'warn' }
       return { title: 'control', summary: join(action, value === undefined ? '' : String(value), `by ${by}`), tone: 'warn' }
     }
     case 'context.compact': {

@@ -59,6 +59,27 @@ describe('applyTreeEvents', () => {
     expect(ended.wrappingUp).toEqual({ root: true })
   })
 
+  it('keeps why a spawn is held by a job limit until it is allowed, and forgets a pause hold', () => {
+    const event = eventFactory()
+    const reason = 'job has 200 agents (max_agents)'
+    const held = applyTreeEvents(emptyTree('job-1'), [
+      ...demoBatch(),
+      event(
+        'subagent.held',
+        'root',
+        { child_agent_id: 'd', profile: 'explore', description: 'more', reason, limit: 'max_agents' },
+        { seq: 100 },
+      ),
+      event('subagent.held', 'root', { child_agent_id: 'e', profile: 'explore', description: 'paused', reason: 'spawning is paused' }),
+    ])
+    expect(held.held).toEqual({ d: { agent_id: 'd', limit: 'max_agents', reason } })
+    expect(held.agents.d?.status).toBe('held')
+    const allowed = applyTreeEvents(held, [
+      event('control', 'd', { action: 'allow_spawn', target: 'd', value: 'max_agents', by: 'user' }, { parent_id: 'root', depth: 1 }),
+    ])
+    expect(allowed.held).toEqual({})
+  })
+
   it('builds the tree from one batch: nodes, statuses, ghosts, order and structure', () => {
     const tree = applyTreeEvents(emptyTree('job-1'), demoBatch())
     expect(tree.order).toEqual(['root', 'a', 'b', 'c'])

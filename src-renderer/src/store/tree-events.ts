@@ -1,4 +1,4 @@
-import type { PendingApproval } from '@core/api/contract'
+import type { HeldSpawn, PendingApproval } from '@core/api/contract'
 import type { TraceEvent } from '@core/trace/events'
 import type { AgentNode } from '@core/trace/model'
 import { reduceAgents } from '@core/trace/projection'
@@ -20,6 +20,7 @@ export function applyTreeEvents(state: TreeState, events: readonly TraceEvent[])
   let approvals = state.approvals
   let approvedCommands = state.approvedCommands
   let wrappingUp = state.wrappingUp
+  let held = state.held
   let structureChanged = false
   let lastSeq = state.lastSeq
   const changed = new Set<string>()
@@ -41,6 +42,7 @@ export function applyTreeEvents(state: TreeState, events: readonly TraceEvent[])
     approvedCommands = applyApprovalRule(approvedCommands, approvals, event)
     approvals = applyApprovalEvent(approvals, event)
     wrappingUp = applyWrapUpEvent(wrappingUp, event)
+    held = applyHeldEvent(held, event)
   }
   const children = structureChanged ? buildChildren(agents, order) : state.children
   return {
@@ -53,8 +55,26 @@ export function applyTreeEvents(state: TreeState, events: readonly TraceEvent[])
     approvals,
     approvedCommands,
     wrappingUp,
+    held,
     lastSeq,
   }
+}
+
+/** A spawn held by a limit waits for the user until it is allowed, starts, queues or ends (a cancel). */
+function applyHeldEvent(held: Record<string, HeldSpawn>, event: TraceEvent): Record<string, HeldSpawn> {
+  if (event.type === 'subagent.held' && event.data.limit) {
+    const { child_agent_id: id, limit, reason } = event.data
+    return { ...held, [id]: { agent_id: id, limit, reason: reason ?? limit } }
+  }
+  const id =
+    event.type === 'subagent.held' || event.type === 'subagent.queued' || event.type === 'subagent.start'
+      ? event.data.child_agent_id
+      : event.type === 'agent.start' || event.type === 'agent.end' || (event.type === 'control' && event.data.action === 'allow_spawn')
+        ? event.agent_id
+        : null
+  if (!id || !held[id]) return held
+  const { [id]: _released, ...rest } = held
+  return rest
 }
 
 /** An agent told to wrap up is wrapping up until it ends. */

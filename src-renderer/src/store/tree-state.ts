@@ -1,4 +1,4 @@
-import type { PendingApproval } from '@core/api/contract'
+import type { HeldSpawn, PendingApproval } from '@core/api/contract'
 import type { TraceEvent } from '@core/trace/events'
 import type { AgentNode } from '@core/trace/model'
 
@@ -28,6 +28,8 @@ export interface TreeState {
   approvedCommands: string[]
   /** Agents told to wrap up that have not ended yet (the node says "wrapping up…"). */
   wrappingUp: Record<string, true>
+  /** Spawns held by a job limit, by agent id: the ghost says why and offers Allow and Cancel. */
+  held: Record<string, HeldSpawn>
   /** Events with a seq at or below this are already in the tree (snapshot or applied). */
   lastSeq: number
   /** Events received while the snapshot loads, applied (above the watermark) once it arrives. */
@@ -46,6 +48,7 @@ export const emptyTree = (jobId: string | null = null, loading = false): TreeSta
   approvals: [],
   approvedCommands: [],
   wrappingUp: {},
+  held: {},
   lastSeq: 0,
   pending: [],
 })
@@ -177,6 +180,7 @@ export class SnapshotTree {
     lastSeq: number,
     approvedCommands: string[] = [],
     wrappingUp: readonly string[] = [],
+    held: readonly HeldSpawn[] = [],
   ): TreeState {
     const order = this.ordered.map((agent) => agent.id)
     const children = buildChildren(this.agents, order)
@@ -190,6 +194,7 @@ export class SnapshotTree {
       approvals,
       approvedCommands,
       wrappingUp: Object.fromEntries(wrappingUp.map((id) => [id, true as const])),
+      held: Object.fromEntries(held.map((spawn) => [spawn.agent_id, spawn])),
       lastSeq,
     }
   }
