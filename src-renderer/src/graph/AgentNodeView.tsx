@@ -187,9 +187,12 @@ function AgentCard({ id }: { id: string }) {
             {agent.terminal_reason && agent.terminal_reason !== agent.status ? ` · ${agent.terminal_reason}` : ''}
           </span>
         )}
-        <span className="steps">
-          {agent.steps}/{agent.max_steps ?? '∞'} steps
-        </span>
+        {/* A spawn held by a limit has no steps yet: its reason gets the row. */}
+        {!heldByLimit && (
+          <span className="steps">
+            {agent.steps}/{agent.max_steps ?? '∞'} steps
+          </span>
+        )}
       </div>
       {heldByLimit && !view.readOnly ? (
         <div className="agent-node__held-actions">
