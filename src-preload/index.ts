@@ -43,6 +43,7 @@ const api = {
   stopAgent: (input) => call('stopAgent', input),
   cancelSpawn: (input) => call('cancelSpawn', input),
   allowSpawn: (input) => call('allowSpawn', input),
+  restartAgent: (input) => call('restartAgent', input),
   setAutoApprove: (input) => call('setAutoApprove', input),
   setSubagentApprovals: (input) => call('setSubagentApprovals', input),
   revokeApprovedCommand: (input) => call('revokeApprovedCommand', input),

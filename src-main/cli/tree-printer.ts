@@ -52,11 +52,21 @@ export function printTree(write: (line: string) => void): (notification: ApiNoti
         }
         case 'agent.restart': {
           const label = labels.get(event.agent_id ?? '') ?? 'agent'
-          line(
-            event,
-            depth,
-            `↻ ${label} restarted after its process crashed (restart ${event.data.restart} of ${event.data.restarts_allowed})`,
-          )
+          const why =
+            event.data.cause === 'user'
+              ? 'restarted by the user in a new process'
+              : `restarted after its process crashed (restart ${event.data.restart} of ${event.data.restarts_allowed})`
+          line(event, depth, `↻ ${label} ${why}`)
+          break
+        }
+        case 'agent.health': {
+          const label = labels.get(event.agent_id ?? '') ?? 'agent'
+          const seconds = Math.round(event.data.silent_ms / 1000)
+          const what =
+            event.data.state === 'unresponsive'
+              ? `⚠ ${label} unresponsive: its process said nothing for ${seconds} s`
+              : `✓ ${label} responsive again`
+          line(event, depth, what)
           break
         }
         case 'agent.wrap_up':

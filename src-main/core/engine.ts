@@ -63,6 +63,8 @@ export interface EngineOptions {
    * (the app, `arbor serve`); `arbor run` says false, and such spawns are refused.
    */
   userDecidesSpawns?: boolean
+  /** Agents' heartbeat interval and the silence after which one is unresponsive (SupervisorOptions.heartbeat; 5 s and 30 s). */
+  heartbeat?: { intervalMs?: number; unresponsiveAfterMs?: number }
   /** How often this process says it still runs its jobs, and when another's silence means it is gone (store/owner.ts). */
   liveness?: { heartbeatMs?: number; staleAfterMs?: number }
 }
@@ -147,6 +149,7 @@ export function createEngine(options: EngineOptions): Engine {
     jobContext,
     env,
     userDecidesSpawns: options.userDecidesSpawns,
+    heartbeat: options.heartbeat,
   })
   const listeners = new Set<(notification: ApiNotification) => void>()
   writer.onCommit((events) => {

@@ -87,6 +87,11 @@ export const apiContract = {
   stopAgent: z.object({ agent_id: id, mode: z.enum(['wrap_up', 'kill']) }).strict(),
   cancelSpawn: z.object({ agent_id: id }).strict(),
   /**
+   * Kills a running agent's process (an unresponsive one above all) and restarts it from its
+   * history in a new one, as after a crash; not counted against the job's restart_crashed.
+   */
+  restartAgent: z.object({ agent_id: id }).strict(),
+  /**
    * Starts a spawn held by a job limit (max_agents, max_spawns_per_turn) past it. A spawn held
    * only because spawning is paused, or one that is not held, refuses it (conflict).
    */
@@ -368,6 +373,8 @@ export interface ApiOutputs {
     wrapping_up?: string[]
     /** Spawns held by a job limit, waiting for the user to allow or cancel them (running jobs of this process only). */
     held?: HeldSpawn[]
+    /** Agents whose process has been silent past the threshold (`agent.health`), with when it last spoke (running jobs of this process only). */
+    unresponsive?: { agent_id: string; last_heartbeat_at: string }[]
     answer: string | null
     next: TreePage | null
   }
@@ -383,6 +390,7 @@ export interface ApiOutputs {
   stopAgent: { mode: 'wrap_up' | 'kill'; agents: string[]; cancelled: string[]; already: boolean; note?: string }
   cancelSpawn: { cancelled: boolean }
   allowSpawn: { agent_id: string }
+  restartAgent: { agent_id: string }
   setAutoApprove: { value: boolean }
   setSubagentApprovals: { mode: SubagentApprovals }
   decideApproval: { decided: boolean }

@@ -22,6 +22,7 @@ export const apiMethods = [
   'stopAgent',
   'cancelSpawn',
   'allowSpawn',
+  'restartAgent',
   'setAutoApprove',
   'setSubagentApprovals',
   'decideApproval',

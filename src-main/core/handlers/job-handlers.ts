@@ -28,6 +28,7 @@ type JobHandlers = Pick<
   | 'stopAgent'
   | 'cancelSpawn'
   | 'allowSpawn'
+  | 'restartAgent'
   | 'setAutoApprove'
   | 'setSubagentApprovals'
   | 'decideApproval'
@@ -73,6 +74,7 @@ export function jobHandlers(context: EngineContext): JobHandlers {
         approved_commands: supervisor.approvedCommands(job_id),
         wrapping_up: supervisor.wrappingUp(job_id),
         held: supervisor.heldSpawns(job_id),
+        unresponsive: supervisor.unresponsiveAgents(job_id),
         answer: rootAnswer(db, job_id),
       }
       return treeSnapshots.first(snapshot, limit)
@@ -115,6 +117,18 @@ export function jobHandlers(context: EngineContext): JobHandlers {
       const agent = getAgent(db, agent_id)
       if (agent) requireControllableJob(context, agent.job_id)
       return { cancelled: supervisor.cancelSpawn(agent_id) }
+    },
+    restartAgent: async ({ agent_id }) => {
+      const agent = getAgent(db, agent_id)
+      if (!agent) throw notFound(`agent ${agent_id}`)
+      requireControllableJob(context, agent.job_id)
+      try {
+        supervisor.restartAgent(agent_id)
+        return { agent_id }
+      } catch (error) {
+        if (!(error instanceof StopRefused)) throw error
+        throw error.code === 'not_found' ? notFound(`agent ${agent_id} in this process`) : conflict(error.message)
+      }
     },
     allowSpawn: async ({ agent_id }) => {
       const agent = getAgent(db, agent_id)

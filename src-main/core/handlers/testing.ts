@@ -16,6 +16,8 @@ export interface HandlerEngineOptions {
   processHost?: ProcessHost
   /** False: nobody can allow a spawn held by a job limit, as under `arbor run` (EngineOptions.userDecidesSpawns). */
   userDecidesSpawns?: boolean
+  /** Agents' heartbeat interval and unresponsive threshold (EngineOptions.heartbeat), short in tests. */
+  heartbeat?: { intervalMs?: number; unresponsiveAfterMs?: number }
   /** How long `waitFor` waits by default. */
   waitMs?: number
   /** Where the engine's close is queued (useCleanups' list): it is closed after the test. */
@@ -37,6 +39,7 @@ export function handlerEngine(options: HandlerEngineOptions) {
     env: options.env ?? {},
     ...(options.warmPool !== undefined ? { warmPool: options.warmPool } : {}),
     ...(options.userDecidesSpawns !== undefined ? { userDecidesSpawns: options.userDecidesSpawns } : {}),
+    ...(options.heartbeat ? { heartbeat: options.heartbeat } : {}),
   })
   options.cleanups.push(() => engine.close())
   return { engine, dispatch: createDispatcher(engine.handlers), ...recordEvents(engine, options.waitMs ?? 20_000) }

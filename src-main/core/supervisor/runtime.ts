@@ -138,6 +138,14 @@ export interface AgentRuntime {
   steers: Map<string, PendingSteer>
   /** Set once the user asked the agent, or an ancestor, to wrap up. */
   wrapUp: WrapUp | null
+  /** When its process last said anything (a heartbeat or any message); null while it has no process that spoke. */
+  lastBeatAt: number | null
+  /** Its process has been silent past the threshold (health.ts); cleared at its next message. */
+  unresponsive: boolean
+  /** The user asked to restart it (restartAgent): its process was killed, and its exit starts a new one. */
+  restartRequested: boolean
+  /** Restarts the user asked for (restartAgent), apart from the crash restarts of `restarts`. */
+  userRestarts: number
   /** A held spawn past a job limit: it waits for the user to allow or cancel it (resuming spawning does not start it). */
   heldBy: { limit: HoldingLimit; reason: string } | null
 }
@@ -243,6 +251,10 @@ export function newAgentRuntime(fields: {
     steers: new Map(),
     wrapUp: null,
     heldBy: null,
+    lastBeatAt: null,
+    unresponsive: false,
+    restartRequested: false,
+    userRestarts: 0,
   }
 }
 

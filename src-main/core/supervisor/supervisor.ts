@@ -37,7 +37,8 @@ import {
   type TraceSink,
 } from './runtime'
 import { FollowUps, type FollowUpOptions } from './follow-ups'
-import { AgentMessages, type WrapUpResult } from './agent-messages'
+import { AgentMessages, StopRefused, type WrapUpResult } from './agent-messages'
+import { AgentHealth } from './health'
 import type { ResumeSource } from './rehydrate'
 import type { HoldingLimit } from './spawn-policy'
 import { SpawnEditRefused, Spawns } from './spawns'
@@ -68,6 +69,11 @@ export interface SupervisorOptions {
    * refused with the reason, as there is nobody to allow it.
    */
   userDecidesSpawns?: boolean
+  /**
+   * Agent processes beat every `intervalMs` (5 s); one silent for `unresponsiveAfterMs` (30 s) is
+   * marked unresponsive (health.ts). Short in tests.
+   */
+  heartbeat?: { intervalMs?: number; unresponsiveAfterMs?: number }
 }
 
 export interface StartJobOptions {
@@ -104,11 +110,18 @@ export class Supervisor {
   private readonly spawns: Spawns
   private readonly followUps: FollowUps
   private readonly messages: AgentMessages
+  private readonly health: AgentHealth
 
   constructor(private readonly options: SupervisorOptions) {
     this.now = options.now ?? (() => new Date())
     this.newId = options.newId ?? defaultNewId
     this.trace = new TraceEmitter(options.sink, this.now)
+    this.health = new AgentHealth({
+      trace: this.trace,
+      intervalMs: options.heartbeat?.intervalMs ?? 5000,
+      unresponsiveAfterMs: options.heartbeat?.unresponsiveAfterMs ?? 30_000,
+      now: () => Date.now(),
+    })
     this.processes = new AgentProcesses({
       host: options.host,
       trace: this.trace,
@@ -118,6 +131,7 @@ export class Supervisor {
       events: {
         message: (agent, message) => this.onAgentMessage(agent, message),
         exited: (agent, code, signal) => this.onAgentExit(agent, code, signal),
+        alive: (agent) => this.health.beat(agent),
         failed: (agent, why) =>
           why === 'not_ready'
             ? this.stop(agent, 'failed', 'crashed')
@@ -345,6 +359,27 @@ export class Supervisor {
     return this.messages.wrapUp(agentId)
   }
 
+  /**
+   * Restarts a running agent in a new process, as a crash restart does (FollowUps.restartCrashed):
+   * its process is killed at once (SIGKILL: a stopped or hung one cannot answer), and it goes on
+   * from its history. Meant for an unresponsive agent, allowed for any live one; not counted
+   * against the job's restart_crashed (recorded as `agent.restart` with cause `user`). Throws
+   * StopRefused for an unknown agent, or one without a live process.
+   */
+  restartAgent(agentId: string): void {
+    const agent = this.agents.get(agentId)
+    if (!agent) throw new StopRefused('not_found', `no agent ${agentId}`)
+    if (agent.ended || agent.stopping || !agent.process || !isLive(agent)) {
+      const state = agent.stopping ? 'being stopped' : agent.process || agent.ended ? agent.status : 'not started yet'
+      throw new StopRefused('conflict', `agent ${agent.label} is ${state}: only a running agent's process can be restarted`)
+    }
+    if (!agent.job.active) throw new StopRefused('conflict', `the job of ${agent.label} is ending`)
+    if (agent.restartRequested) return
+    this.trace.agent(agent, 'control', { action: 'restart', target: agentId, value: true, by: 'user' })
+    agent.restartRequested = true
+    agent.process.kill(true)
+  }
+
   /** Cancels a held or queued spawn; the parent's `task` call gets an error. */
   cancelSpawn(agentId: string): boolean {
     const agent = this.agents.get(agentId)
@@ -373,6 +408,17 @@ export class Supervisor {
     const job = this.jobs.get(jobId)
     if (!job) return []
     return [...job.agents.values()].flatMap((agent) => (agent.heldBy && !agent.ended ? [{ agent_id: agent.id, ...agent.heldBy }] : []))
+  }
+
+  /** The job's agents whose process has gone silent past the threshold (running jobs of this process only). */
+  unresponsiveAgents(jobId: string): { agent_id: string; last_heartbeat_at: string }[] {
+    const job = this.jobs.get(jobId)
+    if (!job) return []
+    return [...job.agents.values()].flatMap((agent) =>
+      agent.unresponsive && !agent.ended
+        ? [{ agent_id: agent.id, last_heartbeat_at: new Date(agent.lastBeatAt ?? Date.now()).toISOString() }]
+        : [],
+    )
   }
 
   /**
@@ -435,7 +481,7 @@ export class Supervisor {
       agent.clock = new WallClock(timeoutMs, () => this.stop(agent, 'failed', 'timeout'))
       agent.clock.resume()
     }
-    this.processes.start(agent, () => agentInit(agent, firstMessage, resume))
+    this.processes.start(agent, () => ({ ...agentInit(agent, firstMessage, resume), heartbeat_ms: this.health.intervalMs }))
   }
 
   private recordStart(agent: AgentRuntime): void {
@@ -546,7 +592,20 @@ export class Supervisor {
 
   private onAgentExit(agent: AgentRuntime, code: number | null, signal: string | null): void {
     this.models.abortAll(agent, 'the agent process ended')
+    this.health.gone(agent)
+    const restartRequested = agent.restartRequested
+    agent.restartRequested = false
     if (agent.ended) return
+    if (restartRequested && !agent.stopping) {
+      if (this.followUps.restartCrashed(agent, { code, signal }, 'user')) return
+      this.finish(agent, {
+        status: 'failed',
+        terminalReason: 'crashed',
+        result: agent.lastText || null,
+        summary: 'the agent could not be restarted',
+      })
+      return
+    }
     if (agent.stopping) {
       const { status, reason, summary } = agent.stopping
       this.finish(agent, {

@@ -161,13 +161,27 @@ export const eventDataSchemas = {
     previous_status: agentStatus.meta({ description: 'how it had ended' }),
     label: z.string().optional().meta({ description: "the agent's label, as its agent.start gave it" }),
   }),
+  'agent.health': z.looseObject({
+    state: z.enum(['unresponsive', 'responsive']).meta({
+      description: '`unresponsive`: its process said nothing (not even a heartbeat) for the threshold (30 s); `responsive`: it spoke again',
+    }),
+    last_heartbeat_at: z.string().meta({ format: 'date-time', description: 'when its process last said anything' }),
+    silent_ms: millis.meta({ description: 'how long it had been silent when this was recorded' }),
+  }),
   'agent.restart': z.looseObject({
-    cause: z.enum(['crashed']).meta({ description: 'why its process was replaced: it exited unexpectedly' }),
+    cause: z.enum(['crashed', 'user']).meta({
+      description:
+        'why its process was replaced: it exited unexpectedly, or the user restarted it (restartAgent; not counted against restart_crashed)',
+    }),
     code: z.number().nullable().optional().meta({ description: "the process's exit code" }),
     signal: z.string().nullable().optional().meta({ description: 'the signal that ended it' }),
     from_step: count.meta({ description: 'the model calls it had made: the new process goes on from its history after them' }),
-    restart: z.number().int().positive().meta({ description: 'which restart of this agent this is (1 for the first)' }),
-    restarts_allowed: count.meta({ description: "the job's restart_crashed" }),
+    restart: z
+      .number()
+      .int()
+      .positive()
+      .meta({ description: 'which restart of this agent this is (1 for the first), counted apart for each cause' }),
+    restarts_allowed: count.meta({ description: "the job's restart_crashed (which a user's restart does not use)" }),
   }),
   message: z.looseObject({
     role: z.enum(['system', 'user', 'assistant', 'tool']),
@@ -260,7 +274,7 @@ export const eventDataSchemas = {
     message: z.string().optional().meta({ description: 'what the user said to the agent with a denial' }),
   }),
   control: z.looseObject({
-    action: z.enum(['pause', 'resume', 'kill', 'cancel_spawn', 'allow_spawn', 'auto_approve', 'edit_spawn']),
+    action: z.enum(['pause', 'resume', 'kill', 'restart', 'cancel_spawn', 'allow_spawn', 'auto_approve', 'edit_spawn']),
     target: z.string().meta({ description: 'an agent id, a job id, or `all`' }),
     value: z.unknown().meta({
       description:

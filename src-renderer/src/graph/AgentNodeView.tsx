@@ -1,10 +1,10 @@
 import { Handle, Position, useStore, type NodeProps } from '@xyflow/react'
 import { memo, type MouseEvent } from 'react'
-import type { AgentNode as Agent } from '@core/trace/model'
 import { useArbor, type ArborState } from '../store'
 import { graphTree } from '../store/replay-slice'
 import { useArborFields } from '../store/use-fields'
-import { stallAfterMs, useClock } from '../util/clock'
+import { useClock } from '../util/clock'
+import { isStalled, liveActivity } from './activity'
 import { formatCost, formatTokens } from '../util/format'
 import { selectZoomedOut } from './flow-elements'
 import type { AgentFlowNode } from './flow-nodes'
@@ -26,6 +26,8 @@ function selectNodeView(state: ArborState, id: string) {
     wrappingUp: tree.wrappingUp[id] === true,
     // Why a spawn held by a job limit waits: its ghost says so, with Allow and Cancel.
     heldReason: tree.held[id]?.reason ?? null,
+    // Its process went silent past the threshold (agent.health): red, with Restart beside Kill.
+    unresponsiveSince: tree.unresponsive[id] ?? null,
     // A replayed node's last event is long past: it is not stalled.
     replaying: state.replay !== null,
     // An imported job, or a replay, is read-only: no kill or cancel on its nodes.
@@ -46,9 +48,6 @@ function selectNodeBox(state: ArborState, id: string) {
     selected: state.selectedAgentId === id,
   }
 }
-
-const isStalled = (agent: Agent | undefined, activeChildren: number, now: number): boolean =>
-  agent !== undefined && agent.status === 'running' && activeChildren === 0 && now - Date.parse(agent.last_event_at) > stallAfterMs
 
 const stopAnd = (action: (event: MouseEvent<HTMLButtonElement>) => void) => (event: MouseEvent<HTMLButtonElement>) => {
   event.stopPropagation()
@@ -71,7 +70,8 @@ function AgentBox({ id }: { id: string }) {
   const stalled = useClock((clock) => {
     const state = useArbor.getState()
     const tree = graphTree(state)
-    return state.replay === null && isStalled(tree.agents[id], tree.subtree[id]?.activeChildren ?? 0, clock.now)
+    const context = { now: clock.now, unresponsiveSince: tree.unresponsive[id] ?? null }
+    return state.replay === null && isStalled(tree.agents[id], tree.subtree[id]?.activeChildren ?? 0, context)
   })
   if (!box.found) return null
   const classes = [
@@ -101,7 +101,11 @@ function AgentBox({ id }: { id: string }) {
 function AgentCard({ id }: { id: string }) {
   const view = useArborFields((state: ArborState) => selectNodeView(state, id))
   const agent = view.agent
-  const stalled = useClock((clock) => !view.replaying && isStalled(agent, view.activeChildren, clock.now))
+  const context = (now: number) => ({ now: view.replaying ? null : now, unresponsiveSince: view.unresponsiveSince })
+  const stalled = useClock((clock) => !view.replaying && isStalled(agent, view.activeChildren, context(clock.now)))
+  // Read at each clock tick: the text changes as a tool or model call goes on.
+  const activity = useClock((clock) => (agent ? (liveActivity(agent, context(clock.now))?.text ?? null) : null))
+  const activityKind = agent ? (liveActivity(agent, context(0))?.kind ?? null) : null
   if (!agent) return null
   const look = agentStatusLook[agent.status]
   const tokens = agent.usage.input_tokens + agent.usage.output_tokens
@@ -113,10 +117,12 @@ function AgentCard({ id }: { id: string }) {
     `status-${agent.status}`,
     look.ghost && 'ghost',
     heldByLimit && 'held-by-limit',
+    activityKind === 'unresponsive' && 'unresponsive',
     view.selected && 'selected',
     stalled && 'stalled',
   ]
-  const { askKill, toggleCollapsed, openNodeMenu, allowSpawn, cancelSpawn } = useArbor.getState()
+  const { askKill, toggleCollapsed, openNodeMenu, allowSpawn, cancelSpawn, restartAgent } = useArbor.getState()
+  const live = agent.status === 'running' || agent.status === 'waiting_approval'
 
   return (
     <div
@@ -145,7 +151,17 @@ function AgentCard({ id }: { id: string }) {
             wrapping up…
           </span>
         )}
-        {!view.readOnly && (agent.status === 'running' || agent.status === 'waiting_approval') ? (
+        {!view.readOnly && live && activityKind === 'unresponsive' ? (
+          <button
+            className="node-button danger nodrag"
+            data-testid="node-restart"
+            title="Kill its process and restart it from its history"
+            onClick={stopAnd(() => void restartAgent(agent.id))}
+          >
+            Restart
+          </button>
+        ) : null}
+        {!view.readOnly && live ? (
           <button className="node-button danger nodrag" data-testid="node-kill" onClick={stopAnd(() => askKill(agent.id))}>
             Kill
           </button>
@@ -174,13 +190,16 @@ function AgentCard({ id }: { id: string }) {
           <span className="state held-reason" data-testid="node-held-reason" title={`held: ${view.heldReason}`}>
             held: {view.heldReason}
           </span>
-        ) : agent.status === 'waiting_approval' ? (
-          // Before its tool: the command waits for the user, not for the tool.
-          <span className="state status-text-waiting_approval" data-testid="node-waiting">
-            ⚠ waiting for you
+        ) : activity !== null && activityKind !== null ? (
+          <span
+            className={`state activity-${activityKind} status-text-${agent.status}`}
+            data-testid={
+              activityKind === 'waiting' && agent.status === 'waiting_approval' ? 'node-waiting' : `node-activity-${activityKind}`
+            }
+            title={activity}
+          >
+            {activity}
           </span>
-        ) : agent.current_tool ? (
-          <span className="tool">▸ {agent.current_tool}</span>
         ) : (
           <span className={`state status-text-${agent.status}`}>
             {look.label}

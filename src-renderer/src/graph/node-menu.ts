@@ -1,7 +1,7 @@
 import type { AgentStatus } from '@core/trace/statuses'
 
 /** What an entry of a node's menu does (NodeMenu.tsx carries it out). */
-export type NodeMenuAction = 'inspect' | 'steer' | 'wrapUp' | 'kill' | 'editPrompt' | 'allowSpawn' | 'cancelSpawn' | 'followUp'
+export type NodeMenuAction = 'inspect' | 'steer' | 'wrapUp' | 'kill' | 'restart' | 'editPrompt' | 'allowSpawn' | 'cancelSpawn' | 'followUp'
 
 export interface NodeMenuEntry {
   action: NodeMenuAction
@@ -17,6 +17,8 @@ export interface NodeMenuSubject {
   readOnly: boolean
   /** A spawn held by a job limit (max_agents, max_spawns_per_turn): the user may allow it past the limit. */
   heldByLimit?: boolean
+  /** Its process went silent past the threshold: it may be restarted in a new one. */
+  unresponsive?: boolean
 }
 
 const isRunning = (status: AgentStatus): boolean => status === 'running' || status === 'waiting_approval'
@@ -25,11 +27,11 @@ const isEnded = (status: AgentStatus): boolean => !isRunning(status) && !isGhost
 
 /**
  * The entries of a node's menu, in order, for its state: every node can be inspected; a running
- * agent can be steered, wrapped up or killed; a spawn that has not started can have its prompt
+ * agent can be steered, wrapped up or killed (an unresponsive one restarted); a spawn that has not started can have its prompt
  * edited or be cancelled, and one held by a job limit allowed; an agent that ended can be followed up. A new control is one more line
  * here and one case in NodeMenu.tsx.
  */
-export function nodeMenuEntries({ status, readOnly, heldByLimit = false }: NodeMenuSubject): NodeMenuEntry[] {
+export function nodeMenuEntries({ status, readOnly, heldByLimit = false, unresponsive = false }: NodeMenuSubject): NodeMenuEntry[] {
   const entries: NodeMenuEntry[] = [{ action: 'inspect', label: 'Inspect' }]
   if (readOnly) return entries
   if (isRunning(status)) {
@@ -38,6 +40,7 @@ export function nodeMenuEntries({ status, readOnly, heldByLimit = false }: NodeM
       { action: 'wrapUp', label: 'Wrap up' },
       { action: 'kill', label: 'Kill', danger: true },
     )
+    if (unresponsive) entries.push({ action: 'restart', label: 'Restart', danger: true })
   }
   if (isGhost(status)) {
     if (status === 'held' && heldByLimit) entries.push({ action: 'allowSpawn', label: 'Allow spawn' })

@@ -95,8 +95,17 @@ export function describeEvent(event: TraceEvent): EventDescription {
         tone: 'agent',
       }
     }
+    case 'agent.health': {
+      const { state, silent_ms } = event.data
+      return state === 'unresponsive'
+        ? { title: 'unresponsive', summary: `its process said nothing for ${Math.round(silent_ms / 1000)} s`, tone: 'bad' }
+        : { title: 'responsive', summary: `its process spoke again after ${Math.round(silent_ms / 1000)} s`, tone: 'ok' }
+    }
     case 'agent.restart': {
-      const { from_step, restart, restarts_allowed, signal, code } = event.data
+      const { from_step, restart, restarts_allowed, signal, code, cause } = event.data
+      if (cause === 'user') {
+        return { title: 'restarted', summary: join('by you, in a new process', `goes on after step ${from_step}`), tone: 'warn' }
+      }
       return {
         title: 'restarted',
         summary: join(

@@ -80,6 +80,27 @@ describe('applyTreeEvents', () => {
     expect(allowed.held).toEqual({})
   })
 
+  it('marks an agent unresponsive from its agent.health until it is responsive again or ends', () => {
+    const event = eventFactory()
+    const last = '2025-03-01T10:00:00.000Z'
+    const silent = applyTreeEvents(emptyTree('job-1'), [
+      ...demoBatch(),
+      event(
+        'agent.health',
+        'a',
+        { state: 'unresponsive', last_heartbeat_at: last, silent_ms: 30_000 },
+        { parent_id: 'root', depth: 1, seq: 100 },
+      ),
+      event('agent.health', 'root', { state: 'unresponsive', last_heartbeat_at: last, silent_ms: 30_000 }),
+    ])
+    expect(silent.unresponsive).toEqual({ a: last, root: last })
+    const later = applyTreeEvents(silent, [
+      event('agent.health', 'a', { state: 'responsive', last_heartbeat_at: last, silent_ms: 41_000 }, { parent_id: 'root', depth: 1 }),
+      event('agent.end', 'root', { status: 'killed', terminal_reason: 'killed', usage: usage(1, 1), cost_usd: null, steps: 2 }),
+    ])
+    expect(later.unresponsive).toEqual({})
+  })
+
   it('builds the tree from one batch: nodes, statuses, ghosts, order and structure', () => {
     const tree = applyTreeEvents(emptyTree('job-1'), demoBatch())
     expect(tree.order).toEqual(['root', 'a', 'b', 'c'])

@@ -21,6 +21,7 @@ export function applyTreeEvents(state: TreeState, events: readonly TraceEvent[])
   let approvedCommands = state.approvedCommands
   let wrappingUp = state.wrappingUp
   let held = state.held
+  let unresponsive = state.unresponsive
   let structureChanged = false
   let lastSeq = state.lastSeq
   const changed = new Set<string>()
@@ -43,6 +44,7 @@ export function applyTreeEvents(state: TreeState, events: readonly TraceEvent[])
     approvals = applyApprovalEvent(approvals, event)
     wrappingUp = applyWrapUpEvent(wrappingUp, event)
     held = applyHeldEvent(held, event)
+    unresponsive = applyHealthEvent(unresponsive, event)
   }
   const children = structureChanged ? buildChildren(agents, order) : state.children
   return {
@@ -56,8 +58,21 @@ export function applyTreeEvents(state: TreeState, events: readonly TraceEvent[])
     approvedCommands,
     wrappingUp,
     held,
+    unresponsive,
     lastSeq,
   }
+}
+
+/** An agent is unresponsive from its `agent.health` saying so until one says it is responsive, or it ends. */
+function applyHealthEvent(unresponsive: Record<string, string>, event: TraceEvent): Record<string, string> {
+  const id = event.agent_id
+  if (!id) return unresponsive
+  if (event.type === 'agent.health' && event.data.state === 'unresponsive') return { ...unresponsive, [id]: event.data.last_heartbeat_at }
+  if ((event.type === 'agent.health' || event.type === 'agent.end') && unresponsive[id]) {
+    const { [id]: _back, ...rest } = unresponsive
+    return rest
+  }
+  return unresponsive
 }
 
 /** A spawn held by a limit waits for the user until it is allowed, starts, queues or ends (a cancel). */

@@ -30,6 +30,8 @@ export interface TreeState {
   wrappingUp: Record<string, true>
   /** Spawns held by a job limit, by agent id: the ghost says why and offers Allow and Cancel. */
   held: Record<string, HeldSpawn>
+  /** Agents whose process went silent past the threshold (`agent.health`), with when it last spoke: the node turns red with Kill and Restart. */
+  unresponsive: Record<string, string>
   /** Events with a seq at or below this are already in the tree (snapshot or applied). */
   lastSeq: number
   /** Events received while the snapshot loads, applied (above the watermark) once it arrives. */
@@ -49,6 +51,7 @@ export const emptyTree = (jobId: string | null = null, loading = false): TreeSta
   approvedCommands: [],
   wrappingUp: {},
   held: {},
+  unresponsive: {},
   lastSeq: 0,
   pending: [],
 })
@@ -181,6 +184,7 @@ export class SnapshotTree {
     approvedCommands: string[] = [],
     wrappingUp: readonly string[] = [],
     held: readonly HeldSpawn[] = [],
+    unresponsive: readonly { agent_id: string; last_heartbeat_at: string }[] = [],
   ): TreeState {
     const order = this.ordered.map((agent) => agent.id)
     const children = buildChildren(this.agents, order)
@@ -195,6 +199,7 @@ export class SnapshotTree {
       approvedCommands,
       wrappingUp: Object.fromEntries(wrappingUp.map((id) => [id, true as const])),
       held: Object.fromEntries(held.map((spawn) => [spawn.agent_id, spawn])),
+      unresponsive: Object.fromEntries(unresponsive.map((agent) => [agent.agent_id, agent.last_heartbeat_at])),
       lastSeq,
     }
   }
