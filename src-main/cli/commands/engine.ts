@@ -22,8 +22,28 @@ export function cliEngine(
   mkdirSync(path.dirname(dbFile), { recursive: true })
   const processHost = new ForkProcessHost(agentProcessEntry(path.dirname(dbFile)))
   const writerWorker = writerThread ? writerWorkerEntry() : undefined
-  const engine = createEngine({ dbFile, processHost, warmPool, projectDir, writerWorker, userDecidesSpawns })
+  const heartbeat = heartbeatFromEnvironment(process.env)
+  const engine = createEngine({
+    dbFile,
+    processHost,
+    warmPool,
+    projectDir,
+    writerWorker,
+    userDecidesSpawns,
+    ...(heartbeat ? { heartbeat } : {}),
+  })
   return { engine, dbFile }
+}
+
+/**
+ * `ARBOR_UNRESPONSIVE_AFTER_MS` (at least 200) shortens the 30 s after which a silent agent is
+ * unresponsive, its processes then beating five times as often: for the browser tests, which
+ * cannot wait half a minute. Unset or invalid: the defaults.
+ */
+export function heartbeatFromEnvironment(env: NodeJS.ProcessEnv): { intervalMs: number; unresponsiveAfterMs: number } | null {
+  const after = Number(env.ARBOR_UNRESPONSIVE_AFTER_MS)
+  if (!Number.isInteger(after) || after < 200) return null
+  return { intervalMs: Math.floor(after / 5), unresponsiveAfterMs: after }
 }
 
 /** The signals that end a CLI command, with the exit code a shell expects after each (128 + N). */

@@ -206,8 +206,8 @@ function AgentCard({ id }: { id: string }) {
             {agent.terminal_reason && agent.terminal_reason !== agent.status ? ` · ${agent.terminal_reason}` : ''}
           </span>
         )}
-        {/* A spawn held by a limit has no steps yet: its reason gets the row. */}
-        {!heldByLimit && (
+        {/* A spawn held by a limit has no steps yet, and an unresponsive agent's silence matters more: the text gets the row. */}
+        {!heldByLimit && activityKind !== 'unresponsive' && (
           <span className="steps">
             {agent.steps}/{agent.max_steps ?? '∞'} steps
           </span>
