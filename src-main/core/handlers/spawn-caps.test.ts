@@ -104,6 +104,21 @@ describe('max_agents', () => {
     expect(await rig.dispatch('allowSpawn', { agent_id: held.data.child_agent_id })).toMatchObject({ ok: false })
   }, 60_000)
 
+  it("stops its parent's wall clock while the spawn waits for the user, as an approval does", async () => {
+    const rig = setUp()
+    const limitMs = 8000
+    const started = Date.now()
+    const jobId = rig.start(fanOut(2), { ...noGuards, max_agents: 1, agent_timeout_ms: limitMs })
+    const held = (await rig.waitFor((event) => event.type === 'subagent.held')) as EventOf<'subagent.held'>
+    await rig.waitFor(() => ofType(rig.events, 'subagent.end').length === 1)
+    // Past the root's limit in real time: only the time it waited for the user is not counted.
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, started + limitMs + 1000 - Date.now())))
+    expect((await rig.dispatch('allowSpawn', { agent_id: held.data.child_agent_id })).ok).toBe(true)
+    await rig.engine.waitForJob(jobId)
+    const rootEnd = ofType(rig.events, 'agent.end').find((event) => event.parent_id === null)
+    expect(rootEnd?.data).toMatchObject({ status: 'completed', terminal_reason: 'completed' })
+  }, 60_000)
+
   it('headless (nobody to allow), refuses the spawn past the cap with the reason the model reads', async () => {
     const rig = setUp({ userDecidesSpawns: false })
     const jobId = rig.start(fanOut(3), { ...noGuards, max_agents: 2 })
