@@ -46,6 +46,8 @@ function selectNodeBox(state: ArborState, id: string) {
     parentId: agent?.parent_id ?? '',
     task: agent?.task ?? '',
     selected: state.selectedAgentId === id,
+    // Red at any zoom: its process went silent.
+    unresponsive: agent?.ended_at === null && graphTree(state).unresponsive[id] !== undefined,
   }
 }
 
@@ -79,6 +81,7 @@ function AgentBox({ id }: { id: string }) {
     `status-${box.status}`,
     agentStatusLook[box.status].ghost && 'ghost',
     box.selected && 'selected',
+    box.unresponsive && 'unresponsive',
     stalled && 'stalled',
   ]
   return (
