@@ -10,6 +10,8 @@ export interface ArborServer {
   token: string
   project: string
   dbFile: string
+  /** The `arbor serve` process (its agents' processes are its children). */
+  pid: number
   /** The `arbor serve` process has not exited. */
   alive(): boolean
   /** What it printed so far (stdout and stderr). */
@@ -89,6 +91,7 @@ async function launchArbor(args: string[], name: string, extraEnv: NodeJS.Proces
     url,
     origin: parsed.origin,
     token: parsed.searchParams.get('token') ?? '',
+    pid: child.pid ?? 0,
     alive: () => child.exitCode === null && child.signalCode === null,
     output: () => output,
     stop: () =>

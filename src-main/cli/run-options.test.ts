@@ -93,6 +93,7 @@ describe('arbor run checks its job options with the API’s limits', () => {
       '--max-spawns-per-turn=-1',
       '--max-spawns-per-minute',
       '2.5',
+      '--max-agents=-4',
       '--base-url',
       'ftp://example.com',
     ])
@@ -107,6 +108,7 @@ describe('arbor run checks its job options with the API’s limits', () => {
       '--agent-timeout: at most 86,400',
       '--max-spawns-per-turn: at least 0 (0: no limit)',
       '--max-spawns-per-minute: must be a whole number',
+      '--max-agents: at least 0 (0: no limit)',
       '--base-url: must be an http:// or https:// URL',
     ]) {
       expect(failed.stderr).toContain(line)
@@ -165,6 +167,8 @@ describe('arbor run checks its job options with the API’s limits', () => {
       '4',
       '--max-spawns-per-minute',
       '0',
+      '--max-agents',
+      '30',
       '--db',
       db,
       '--export',
@@ -181,6 +185,7 @@ describe('arbor run checks its job options with the API’s limits', () => {
       agent_timeout_ms: 120_000,
       max_spawns_per_turn: 4,
       max_spawns_per_minute: 0,
+      max_agents: 30,
     })
   })
 })

@@ -20,8 +20,10 @@ export function printTree(write: (line: string) => void): (notification: ApiNoti
           break
         }
         case 'subagent.held':
+          line(event, depth + 1, `… ${event.data.description} held (${event.data.reason ?? 'spawning paused'})`)
+          break
         case 'subagent.queued':
-          line(event, depth + 1, `… ${event.data.description} ${event.type === 'subagent.held' ? 'held (spawning paused)' : 'queued'}`)
+          line(event, depth + 1, `… ${event.data.description} queued`)
           break
         case 'subagent.denied':
           line(event, depth + 1, `✕ ${event.data.description} denied: ${event.data.reason}`)
@@ -55,8 +57,20 @@ export function printTree(write: (line: string) => void): (notification: ApiNoti
           const why =
             event.data.cause === 'interrupted'
               ? `goes on after the job was interrupted (from step ${event.data.from_step})`
-              : `restarted after its process crashed (restart ${event.data.restart} of ${event.data.restarts_allowed})`
+              : event.data.cause === 'user'
+                ? 'restarted by the user in a new process'
+                : `restarted after its process crashed (restart ${event.data.restart} of ${event.data.restarts_allowed})`
           line(event, depth, `↻ ${label} ${why}`)
+          break
+        }
+        case 'agent.health': {
+          const label = labels.get(event.agent_id ?? '') ?? 'agent'
+          const seconds = Math.round(event.data.silent_ms / 1000)
+          const what =
+            event.data.state === 'unresponsive'
+              ? `⚠ ${label} unresponsive: its process said nothing for ${seconds} s`
+              : `✓ ${label} responsive again`
+          line(event, depth, what)
           break
         }
         case 'agent.wait': {

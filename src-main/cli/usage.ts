@@ -1,6 +1,6 @@
 import { newJobLimits as limits } from '../core/api/job-limits'
 import { groupDigits } from '../core/digits'
-import { spawnGuardDefaults } from '../core/trace/model'
+import { defaultMaxAgents, spawnGuardDefaults } from '../core/trace/model'
 
 /** The CLI's usage text: printed by --help and after a usage error, so it imports no command's code. */
 export const usage = `Usage:
@@ -8,6 +8,7 @@ export const usage = `Usage:
   arbor run [DIR] --task TEXT [--provider scripted|openai|anthropic|openai_compatible] [--model M]
             [--light-model M] [--base-url URL [--no-key]] [--max-depth N] [--max-children N]
             [--max-spawns-per-turn N] [--max-spawns-per-minute N] [--agent-timeout SECONDS] [--restart-crashed N]
+            [--max-agents N]
             [--job-token-budget N] [--job-cost-budget USD] [--allow-network] [--no-sandbox [--yes]]
             [--subagent-approvals deny|ask|approve] [--warm-pool N] [--db FILE] [--export FILE.jsonl] [--json]
   arbor run [DIR] --continue JOB|last --task TEXT [--job-token-budget N] [--job-cost-budget USD]
@@ -40,6 +41,9 @@ finished agents are not run again; output and exit codes as for run. --last is t
 newest job; a job that is not interrupted, or that another running Arbor resumed, is refused (exit 2).
 --restart-crashed N (0-${limits.restart_crashed}, default 1): an agent whose process crashes goes on in a
 new one from its history, up to N times; 0: a crash ends it.
+--max-agents N (0-${groupDigits(limits.max_agents)}, default ${defaultMaxAgents}): subagents the job may spawn, the root not
+counted; 0: no cap. run has nobody to allow more: a spawn past it, or past --max-spawns-per-turn,
+is refused with the reason (the app and serve hold it on its node for the user to allow or cancel).
 --warm-pool N keeps N agent processes started ahead, each used by one agent only (default 2;
 0 starts every agent's process when it is needed).
 

@@ -58,6 +58,13 @@ export interface EngineOptions {
   keys?: KeyStore
   /** Where keys and base URLs are also looked for; default the process environment. */
   env?: Environment
+  /**
+   * A user can allow spawns held by a job limit (Supervisor's userDecidesSpawns): true by default
+   * (the app, `arbor serve`); `arbor run` says false, and such spawns are refused.
+   */
+  userDecidesSpawns?: boolean
+  /** Agents' heartbeat interval and the silence after which one is unresponsive (SupervisorOptions.heartbeat; 5 s and 30 s). */
+  heartbeat?: { intervalMs?: number; unresponsiveAfterMs?: number }
   /** How often this process says it still runs its jobs, and when another's silence means it is gone (store/owner.ts). */
   liveness?: { heartbeatMs?: number; staleAfterMs?: number }
 }
@@ -141,6 +148,8 @@ export function createEngine(options: EngineOptions): Engine {
     readyTimeoutMs: options.readyTimeoutMs,
     jobContext,
     env,
+    userDecidesSpawns: options.userDecidesSpawns,
+    heartbeat: options.heartbeat,
   })
   const listeners = new Set<(notification: ApiNotification) => void>()
   writer.onCommit((events) => {

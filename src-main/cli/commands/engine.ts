@@ -9,18 +9,41 @@ import { agentProcessEntry, defaultDbFile, writerWorkerEntry } from '../paths'
  * folder, and `warmPool` processes started ahead (--warm-pool; the engine's default without it).
  * With `writerThread` (serve, whose loop answers a UI) the trace commits on a worker thread, as in
  * the app; a one-shot command commits on its own thread and spares the thread's start.
+ * `userDecidesSpawns` false (`arbor run`): nobody can allow a spawn past a job limit, so it is refused.
  */
 export function cliEngine(
   dbOption: string | undefined,
   projectDir?: string,
   warmPool?: number,
   writerThread = false,
+  userDecidesSpawns = true,
 ): { engine: Engine; dbFile: string } {
   const dbFile = path.resolve(dbOption ?? defaultDbFile())
   mkdirSync(path.dirname(dbFile), { recursive: true })
   const processHost = new ForkProcessHost(agentProcessEntry(path.dirname(dbFile)))
-  const engine = createEngine({ dbFile, processHost, warmPool, projectDir, writerWorker: writerThread ? writerWorkerEntry() : undefined })
+  const writerWorker = writerThread ? writerWorkerEntry() : undefined
+  const heartbeat = heartbeatFromEnvironment(process.env)
+  const engine = createEngine({
+    dbFile,
+    processHost,
+    warmPool,
+    projectDir,
+    writerWorker,
+    userDecidesSpawns,
+    ...(heartbeat ? { heartbeat } : {}),
+  })
   return { engine, dbFile }
+}
+
+/**
+ * `ARBOR_UNRESPONSIVE_AFTER_MS` (at least 200) shortens the 30 s after which a silent agent is
+ * unresponsive, its processes then beating five times as often: for the browser tests, which
+ * cannot wait half a minute. Unset or invalid: the defaults.
+ */
+export function heartbeatFromEnvironment(env: NodeJS.ProcessEnv): { intervalMs: number; unresponsiveAfterMs: number } | null {
+  const after = Number(env.ARBOR_UNRESPONSIVE_AFTER_MS)
+  if (!Number.isInteger(after) || after < 200) return null
+  return { intervalMs: Math.floor(after / 5), unresponsiveAfterMs: after }
 }
 
 /** The signals that end a CLI command, with the exit code a shell expects after each (128 + N). */

@@ -32,6 +32,9 @@ export async function runJob(dir: string, values: CliValues): Promise<number> {
   return runPlanned(projectDir, values, { provider, task: values.task, script })
 }
 
+/** `arbor run` has no control to allow a spawn past max_agents or max_spawns_per_turn: such spawns are refused. */
+const userDecidesSpawns = false
+
 /** What to run: the task as given (checked with the other options), and for a scripted job its plan. */
 interface PlannedJob {
   provider: ProviderId
@@ -40,7 +43,7 @@ interface PlannedJob {
 }
 
 async function runPlanned(projectDir: string, values: CliValues, planned: PlannedJob): Promise<number> {
-  const { engine, dbFile } = cliEngine(values.db, projectDir, intOption(values['warm-pool'], 'warm-pool'))
+  const { engine, dbFile } = cliEngine(values.db, projectDir, intOption(values['warm-pool'], 'warm-pool'), false, userDecidesSpawns)
   const interactive = Boolean(process.stdin.isTTY && process.stdout.isTTY)
   const running: { jobId?: string } = {}
   // On a terminal the first Ctrl-C wraps the whole job up (the root, so every agent), the second kills it.
@@ -92,6 +95,7 @@ const newJobOnlyFlags = [
   'max-spawns-per-minute',
   'agent-timeout',
   'restart-crashed',
+  'max-agents',
   'allow-network',
   'no-sandbox',
   'auto-approve-subagents',
@@ -113,7 +117,7 @@ async function continueJob(projectDir: string, values: CliValues): Promise<numbe
     ...(values['job-token-budget'] !== undefined ? { job_token_budget: intOption(values['job-token-budget'], 'job-token-budget', 1) } : {}),
     ...(values['job-cost-budget'] !== undefined ? { job_cost_budget: numberOption(values['job-cost-budget'], 'job-cost-budget') } : {}),
   }
-  const { engine, dbFile } = cliEngine(values.db, projectDir, intOption(values['warm-pool'], 'warm-pool'))
+  const { engine, dbFile } = cliEngine(values.db, projectDir, intOption(values['warm-pool'], 'warm-pool'), false, userDecidesSpawns)
   const interactive = Boolean(process.stdin.isTTY && process.stdout.isTTY)
   const running: { jobId?: string } = {}
   // As for a new job: on a terminal the first Ctrl-C wraps the follow-up up, the second kills it.

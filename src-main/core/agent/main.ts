@@ -31,7 +31,10 @@ function warmUp(): void {
   for (const tool of builtinTools) toJsonSchema(tool.parameters)
 }
 
-/** The process's life: connect, say ready, run the agent `start` gives, exit. */
+/** How often a running agent says it is alive, unless its `start` says otherwise. */
+const defaultHeartbeatMs = 5000
+
+/** The process's life: connect, say ready, run the agent `start` gives (beating while it runs), exit. */
 function serve(warm: boolean): void {
   const channel = connectToSupervisor()
   if (!channel) {
@@ -59,6 +62,8 @@ function serve(warm: boolean): void {
   }
 
   async function start(init: AgentInit): Promise<void> {
+    // Unref'd: a beat never keeps the process alive; it stops with the process, or when it stops (SIGSTOP).
+    setInterval(() => send({ type: 'heartbeat' }), init.heartbeat_ms ?? defaultHeartbeatMs).unref()
     const provider = link.remoteModel(init.provider.kind, init.provider.model)
     for (const child of init.resume?.running_children ?? []) link.background.started(child.agent_id, child.description)
     for (const child of init.resume?.ended_children ?? []) link.background.delivered(child.description, child.envelope)

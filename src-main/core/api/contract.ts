@@ -86,6 +86,16 @@ export const apiContract = {
    */
   stopAgent: z.object({ agent_id: id, mode: z.enum(['wrap_up', 'kill']) }).strict(),
   cancelSpawn: z.object({ agent_id: id }).strict(),
+  /**
+   * Kills a running agent's process (an unresponsive one above all) and restarts it from its
+   * history in a new one, as after a crash; not counted against the job's restart_crashed.
+   */
+  restartAgent: z.object({ agent_id: id }).strict(),
+  /**
+   * Starts a spawn held by a job limit (max_agents, max_spawns_per_turn) past it. A spawn held
+   * only because spawning is paused, or one that is not held, refuses it (conflict).
+   */
+  allowSpawn: z.object({ agent_id: id }).strict(),
   setAutoApprove: z.object({ job_id: id, value: z.boolean() }).strict(),
   /** How the job's subagents' risky commands are decided: denied, asked of the user, or approved. */
   setSubagentApprovals: z.object({ job_id: id, mode: subagentApprovalsSchema }).strict(),
@@ -234,6 +244,14 @@ export interface ProjectInfo {
   name: string
 }
 
+/** A spawn held by a job limit: its ghost says why, with Allow and Cancel. */
+export interface HeldSpawn {
+  agent_id: string
+  limit: 'max_agents' | 'max_spawns_per_turn'
+  /** As its `subagent.held` says, e.g. "job has 200 agents (max_agents)". */
+  reason: string
+}
+
 /** A later page of a paged getTree snapshot: its agents from `offset` on. */
 export interface TreePage {
   snapshot: string
@@ -360,6 +378,10 @@ export interface ApiOutputs {
     approved_commands: string[]
     /** Agents told to wrap up that have not ended (running jobs of this process only). */
     wrapping_up?: string[]
+    /** Spawns held by a job limit, waiting for the user to allow or cancel them (running jobs of this process only). */
+    held?: HeldSpawn[]
+    /** Agents whose process has been silent past the threshold (`agent.health`), with when it last spoke (running jobs of this process only). */
+    unresponsive?: { agent_id: string; last_heartbeat_at: string }[]
     answer: string | null
     next: TreePage | null
   }
@@ -374,6 +396,8 @@ export interface ApiOutputs {
    */
   stopAgent: { mode: 'wrap_up' | 'kill'; agents: string[]; cancelled: string[]; already: boolean; note?: string }
   cancelSpawn: { cancelled: boolean }
+  allowSpawn: { agent_id: string }
+  restartAgent: { agent_id: string }
   setAutoApprove: { value: boolean }
   setSubagentApprovals: { mode: SubagentApprovals }
   decideApproval: { decided: boolean }

@@ -111,6 +111,8 @@ function validRequests(ids: { project: string; jobId: string; agentId: string })
     ],
     killAgent: [{ agent_id: agentId }],
     cancelSpawn: [{ agent_id: agentId }],
+    allowSpawn: [{ agent_id: agentId }],
+    restartAgent: [{ agent_id: agentId }],
     setAutoApprove: [{ job_id: jobId, value: true }],
     setSubagentApprovals: [{ job_id: jobId, mode: 'ask' }],
     revokeApprovedCommand: [{ job_id: jobId, command: 'rm notes.txt' }],

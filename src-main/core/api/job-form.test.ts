@@ -37,6 +37,7 @@ describe('the sandbox and network fields', () => {
       no_sandbox: false,
       no_sandbox_confirmed: false,
       max_spawns_per_turn: 10,
+      max_agents: 200,
       max_spawns_per_minute: 60,
     })
   })
@@ -89,6 +90,7 @@ describe('jobSettingsOf', () => {
         max_spawns_per_turn: 4,
         max_spawns_per_minute: 0,
         restart_crashed: 2,
+        max_agents: 50,
       }),
     )
     expect(jobSettingsOf(parsed)).toEqual({
@@ -105,6 +107,7 @@ describe('jobSettingsOf', () => {
       max_spawns_per_turn: 4,
       max_spawns_per_minute: 0,
       restart_crashed: 2,
+      max_agents: 50,
       allow_network: true,
       no_sandbox: true,
     })

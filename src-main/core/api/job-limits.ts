@@ -11,6 +11,7 @@ export const newJobLimits = {
   job_cost_budget: 100_000,
   agent_timeout_s: 86_400,
   restart_crashed: 5,
+  max_agents: 100_000,
 } as const
 
 /** The longest message a user may send to a running agent (characters; 32 KiB of ASCII). */

@@ -21,6 +21,8 @@ export const apiMethods = [
   'killAgent',
   'stopAgent',
   'cancelSpawn',
+  'allowSpawn',
+  'restartAgent',
   'setAutoApprove',
   'setSubagentApprovals',
   'decideApproval',

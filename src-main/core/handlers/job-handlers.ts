@@ -28,6 +28,8 @@ type JobHandlers = Pick<
   | 'killAgent'
   | 'stopAgent'
   | 'cancelSpawn'
+  | 'allowSpawn'
+  | 'restartAgent'
   | 'setAutoApprove'
   | 'setSubagentApprovals'
   | 'decideApproval'
@@ -73,6 +75,8 @@ export function jobHandlers(context: EngineContext): JobHandlers {
         approvals: supervisor.pendingApprovals(job_id).map((approval) => ({ ...approval, job_id })),
         approved_commands: supervisor.approvedCommands(job_id),
         wrapping_up: supervisor.wrappingUp(job_id),
+        held: supervisor.heldSpawns(job_id),
+        unresponsive: supervisor.unresponsiveAgents(job_id),
         answer: rootAnswer(db, job_id),
       }
       return treeSnapshots.first(snapshot, limit)
@@ -115,6 +119,30 @@ export function jobHandlers(context: EngineContext): JobHandlers {
       const agent = getAgent(db, agent_id)
       if (agent) requireControllableJob(context, agent.job_id)
       return { cancelled: supervisor.cancelSpawn(agent_id) }
+    },
+    restartAgent: async ({ agent_id }) => {
+      const agent = getAgent(db, agent_id)
+      if (!agent) throw notFound(`agent ${agent_id}`)
+      requireControllableJob(context, agent.job_id)
+      try {
+        supervisor.restartAgent(agent_id)
+        return { agent_id }
+      } catch (error) {
+        if (!(error instanceof StopRefused)) throw error
+        throw error.code === 'not_found' ? notFound(`agent ${agent_id} in this process`) : conflict(error.message)
+      }
+    },
+    allowSpawn: async ({ agent_id }) => {
+      const agent = getAgent(db, agent_id)
+      if (!agent) throw notFound(`agent ${agent_id}`)
+      requireControllableJob(context, agent.job_id)
+      try {
+        supervisor.allowSpawn(agent_id)
+        return { agent_id }
+      } catch (error) {
+        if (!(error instanceof SpawnEditRefused)) throw error
+        throw conflict(error.code === 'not_found' ? `agent ${agent.label} is ${agent.status}: it will not start from here` : error.message)
+      }
     },
     setAutoApprove: async ({ job_id, value }) => {
       requireControllableJob(context, job_id)

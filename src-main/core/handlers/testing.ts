@@ -2,6 +2,7 @@ import path from 'node:path'
 import { createDispatcher } from '../api/dispatcher'
 import { createEngine } from '../engine'
 import type { Environment } from '../providers/connection'
+import type { ProcessHost } from '../supervisor/process-host'
 import { FileKeyStore } from '../settings/key-store'
 import { recordEvents, testAgentHost } from '../supervisor/testing'
 
@@ -11,6 +12,12 @@ export interface HandlerEngineOptions {
   project?: string
   env?: Environment
   warmPool?: number
+  /** Agent processes from the TypeScript source by default (load-job.ts bundledAgentHost starts faster). */
+  processHost?: ProcessHost
+  /** False: nobody can allow a spawn held by a job limit, as under `arbor run` (EngineOptions.userDecidesSpawns). */
+  userDecidesSpawns?: boolean
+  /** Agents' heartbeat interval and unresponsive threshold (EngineOptions.heartbeat), short in tests. */
+  heartbeat?: { intervalMs?: number; unresponsiveAfterMs?: number }
   /** How long `waitFor` waits by default. */
   waitMs?: number
   /** Where the engine's close is queued (useCleanups' list): it is closed after the test. */
@@ -25,12 +32,14 @@ export interface HandlerEngineOptions {
 export function handlerEngine(options: HandlerEngineOptions) {
   const engine = createEngine({
     dbFile: options.dbFile,
-    processHost: testAgentHost(),
+    processHost: options.processHost ?? testAgentHost(),
     projectDir: options.project,
     killGraceMs: 1000,
     keys: new FileKeyStore(path.join(path.dirname(options.dbFile), 'keys.json')),
     env: options.env ?? {},
     ...(options.warmPool !== undefined ? { warmPool: options.warmPool } : {}),
+    ...(options.userDecidesSpawns !== undefined ? { userDecidesSpawns: options.userDecidesSpawns } : {}),
+    ...(options.heartbeat ? { heartbeat: options.heartbeat } : {}),
   })
   options.cleanups.push(() => engine.close())
   return { engine, dispatch: createDispatcher(engine.handlers), ...recordEvents(engine, options.waitMs ?? 20_000) }

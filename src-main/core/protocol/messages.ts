@@ -75,6 +75,8 @@ export const agentInitSchema = z.object({
     .optional(),
   /** The profiles this agent may spawn, listed in the `task` tool's description. */
   spawnable_profiles: z.string().optional(),
+  /** How often the process says it is alive (`heartbeat`), whatever it is doing; absent: every 5 s. */
+  heartbeat_ms: z.number().int().positive().optional(),
   /**
    * Which model the agent's calls go to, for its records. The supervisor makes every model call
    * (`model_call` below): no agent process ever holds a provider key, a base URL or a script.
@@ -109,6 +111,12 @@ export type TaskRequest = z.infer<typeof taskRequestSchema>
 
 export const toSupervisorSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('ready') }),
+  /**
+   * The process is alive: sent every `heartbeat_ms` from `start` on, during a long tool call too
+   * (its event loop is free while a command runs). Never traced; the supervisor records only
+   * when an agent goes quiet for too long and when it beats again (`agent.health`).
+   */
+  z.object({ type: z.literal('heartbeat') }),
   /**
    * One model call, made by the supervisor; answered by `model_event`s, then a finish or a
    * `model_error`. It carries what changed since the agent's previous call (model-history.ts):

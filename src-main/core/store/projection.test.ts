@@ -131,6 +131,16 @@ describe('projections applied by the writer', () => {
 
     const now = fixedClock('2025-03-01T11:00:00.000Z')
     const child = { job_id: jobId, agent_id: childId, parent_id: rootId, depth: 1 }
+    // Its process went silent: the node still runs its tool (the UI marks it unresponsive from the event itself).
+    const silentAt = now()
+    writer.append({
+      ...child,
+      type: 'agent.health',
+      ts: silentAt,
+      data: { state: 'unresponsive', last_heartbeat_at: '2025-03-01T10:59:30.000Z', silent_ms: 30_000 },
+    })
+    writer.flush()
+    expect(getAgent(db, childId)).toMatchObject({ status: 'running', current_tool: 'list_files', last_event_at: silentAt })
     writer.append({
       ...child,
       type: 'approval.request',

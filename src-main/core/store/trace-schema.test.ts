@@ -43,7 +43,7 @@ function writeProfiles(project: string): void {
  * every event type of the format is recorded.
  */
 async function runRealJobs(): Promise<string[]> {
-  const { engine, project } = (rig = createTestRig())
+  const { engine, project } = (rig = createTestRig({ heartbeat: { intervalMs: 100, unresponsiveAfterMs: 1500 } }))
   writeProfiles(project)
   writeFileSync(join(project, 'notes.txt'), 'A line of notes that fills the context.\n'.repeat(60))
   const start = (script: ScriptPlan, settings: Partial<JobSettings>, spawnPaused = false) =>
@@ -116,7 +116,24 @@ async function runRealJobs(): Promise<string[]> {
   await rig.waitFor((event) => event.type === 'tool.call' && event.agent_id === crashing)
   process.kill(engine.supervisor.pidOf(crashing)!, 'SIGKILL')
   await engine.waitForJob(fourth)
-  return [first, second, third, fourth]
+
+  // The root's process is stopped while its command waits: unresponsive, then responsive (agent.health).
+  const fifth = start(
+    {
+      root: [{ tool_calls: [{ name: 'bash', arguments: { command: 'until [ -f go ]; do sleep 0.1; done' } }] }, complete('went on')],
+      children: {},
+    },
+    {},
+  )
+  const stopped = engine.supervisor.rootAgentId(fifth)!
+  await rig.waitFor((event) => event.type === 'tool.call' && event.agent_id === stopped)
+  const pid = engine.supervisor.pidOf(stopped)!
+  process.kill(pid, 'SIGSTOP')
+  await rig.waitFor((event) => event.type === 'agent.health' && event.agent_id === stopped)
+  process.kill(pid, 'SIGCONT')
+  writeFileSync(join(project, 'go'), '')
+  await engine.waitForJob(fifth)
+  return [first, second, third, fourth, fifth]
 }
 
 describe('docs/trace.schema.json', () => {

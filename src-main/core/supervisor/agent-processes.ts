@@ -4,8 +4,8 @@ import type { AgentRuntime } from './runtime'
 import { StartSlots } from './start-slots'
 import type { TraceEmitter } from './trace-emitter'
 
-/** What an agent process says once it runs, parsed and redacted; `ready` and `process` are handled here. */
-export type AgentMessage = Exclude<ToSupervisor, { type: 'ready' | 'process' }>
+/** What an agent process says once it runs, parsed and redacted; `ready`, `process` and `heartbeat` are handled here. */
+export type AgentMessage = Exclude<ToSupervisor, { type: 'ready' | 'process' | 'heartbeat' }>
 
 export interface AgentProcessEvents {
   /** A message from a live agent's process (none after the agent ended). */
@@ -14,6 +14,8 @@ export interface AgentProcessEvents {
   exited(agent: AgentRuntime, code: number | null, signal: string | null): void
   /** The process could not be started, or never said ready (an error is traced): the agent fails. */
   failed(agent: AgentRuntime, why: 'could_not_start' | 'not_ready'): void
+  /** The process said something valid (a heartbeat, or any message): it is alive. */
+  alive(agent: AgentRuntime): void
 }
 
 export interface AgentProcessesOptions {
@@ -107,6 +109,8 @@ export class AgentProcesses {
     // Process groups are tracked to the end: a group reported after `done` must still be ended.
     if (message.type === 'process') return this.trackGroup(agent, message.pgid, message.running)
     if (agent.ended) return
+    this.options.events.alive(agent)
+    if (message.type === 'heartbeat') return
     if (message.type !== 'ready') return this.options.events.message(agent, message)
     if (agent.readyTimer) clearTimeout(agent.readyTimer)
     agent.readyTimer = null

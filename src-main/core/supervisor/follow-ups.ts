@@ -134,11 +134,17 @@ export class FollowUps {
    * `task` call waited for still runs: its envelope reaches the new process as a message. False
    * when it is not restarted (none left, no trace, the job ending): it crashed, as before.
    */
-  restartCrashed(agent: AgentRuntime, exit: { code: number | null; signal: string | null }): boolean {
+  restartCrashed(
+    agent: AgentRuntime,
+    exit: { code: number | null; signal: string | null },
+    cause: 'crashed' | 'user' = 'crashed',
+  ): boolean {
     const job = agent.job
     const allowed = job.settings.restart_crashed ?? defaultRestartCrashed
     const { source } = this.options
-    if (!source || agent.restarts >= allowed || !job.active || job.overBudget) return false
+    // A restart the user asked for (an unresponsive agent's Restart) does not use up restart_crashed.
+    const byUser = cause === 'user'
+    if (!source || (!byUser && agent.restarts >= allowed) || !job.active || job.overBudget) return false
     const waitedFor = new Map<string, AgentRuntime>()
     for (const child of agent.children) {
       if (!child.ended && child.callId) waitedFor.set(child.callId, child)
@@ -161,13 +167,14 @@ export class FollowUps {
       child.callId = null
     }
     this.options.dropPending(agent, 'the agent process crashed')
-    agent.restarts += 1
+    if (byUser) agent.userRestarts += 1
+    else agent.restarts += 1
     this.options.trace.agent(agent, 'agent.restart', {
-      cause: 'crashed',
+      cause,
       code: exit.code,
       signal: exit.signal,
       from_step: agent.steps,
-      restart: agent.restarts,
+      restart: byUser ? agent.userRestarts : agent.restarts,
       restarts_allowed: allowed,
     })
     Object.assign(agent, {

@@ -10,6 +10,7 @@ import type { AgentProcess } from './process-host'
 import { createRedactor, providerKeyVariables, type Redactor } from '../secrets/redact'
 import type { TaskRequest } from '../protocol/messages'
 import { HistoryReceiver } from '../protocol/model-history'
+import type { HoldingLimit } from './spawn-policy'
 import type { WallClock } from './wall-clock'
 
 /** Where the supervisor writes: the store's trace writer in the app, anything in tests. */
@@ -72,6 +73,11 @@ export interface JobRuntime {
   approvals: Map<string, PendingApproval>
   /** When each spawn of the last minute was granted (the per-minute runaway guard). */
   spawnTimes: number[]
+  /**
+   * Spawns the job granted (the root not counted; a spawn held by a limit counts once allowed),
+   * against its max_agents. Counted from the job's agents at its first spawn in this process.
+   */
+  spawned?: number
   /** The job's own key and `context.secrets`, taken out of whatever agents send before it is traced or sent to a model. */
   redactor: Redactor
 }
@@ -137,6 +143,16 @@ export interface AgentRuntime {
   steers: Map<string, PendingSteer>
   /** Set once the user asked the agent, or an ancestor, to wrap up. */
   wrapUp: WrapUp | null
+  /** When its process last said anything (a heartbeat or any message); null while it has no process that spoke. */
+  lastBeatAt: number | null
+  /** Its process has been silent past the threshold (health.ts); cleared at its next message. */
+  unresponsive: boolean
+  /** The user asked to restart it (restartAgent): its process was killed, and its exit starts a new one. */
+  restartRequested: boolean
+  /** Restarts the user asked for (restartAgent), apart from the crash restarts of `restarts`. */
+  userRestarts: number
+  /** A held spawn past a job limit: it waits for the user to allow or cancel it (resuming spawning does not start it). */
+  heldBy: { limit: HoldingLimit; reason: string } | null
 }
 
 /** The model calls an agent told to wrap up has left to finish in (product.md §4); then it ends `killed`. */
@@ -240,6 +256,11 @@ export function newAgentRuntime(fields: {
     restarts: 0,
     steers: new Map(),
     wrapUp: null,
+    heldBy: null,
+    lastBeatAt: null,
+    unresponsive: false,
+    restartRequested: false,
+    userRestarts: 0,
   }
 }
 

@@ -19,7 +19,7 @@ afterEach(async () => {
   engine = undefined
 })
 
-function setup(options: { host?: ForkProcessHost; env?: NodeJS.ProcessEnv; readyTimeoutMs?: number } = {}) {
+function setup(options: { host?: ForkProcessHost; env?: NodeJS.ProcessEnv; readyTimeoutMs?: number; userDecidesSpawns?: boolean } = {}) {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'arbor-safety-'))
   const project = path.join(dir, 'project')
   mkdirSync(project)
@@ -31,6 +31,7 @@ function setup(options: { host?: ForkProcessHost; env?: NodeJS.ProcessEnv; ready
     killGraceMs: 500,
     env: options.env ?? {},
     readyTimeoutMs: options.readyTimeoutMs,
+    userDecidesSpawns: options.userDecidesSpawns,
   })
   return { dir, project, engine, ...recordEvents(engine) }
 }
@@ -437,8 +438,9 @@ describe('budgets that hold', () => {
 })
 
 describe('runaway guards', () => {
-  it('refuses spawns past max_spawns_per_turn with a reason the model sees', async () => {
-    const rig = setup()
+  it('refuses spawns past max_spawns_per_turn with a reason the model sees where nobody can allow them (arbor run)', async () => {
+    // Where a user can decide, the spawn is held instead (handlers/spawn-caps.test.ts).
+    const rig = setup({ userDecidesSpawns: false })
     const jobId = rig.engine.supervisor.startJob({
       project: rig.project,
       task: 'fan out',

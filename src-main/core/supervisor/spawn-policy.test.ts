@@ -20,6 +20,9 @@ const allowed: SpawnPolicyInput = {
   maxSpawnsPerTurn: 10,
   spawnsLastMinute: 0,
   maxSpawnsPerMinute: 60,
+  agentsInJob: 0,
+  maxAgents: 200,
+  userDecides: false,
 }
 
 describe('decideSpawn', () => {
@@ -32,6 +35,7 @@ describe('decideSpawn', () => {
     ['the parent is being stopped (a kill collecting its subtree)', { parentStopping: true }, /requesting agent is being stopped/],
     ['the parent was told to wrap up', { parentWrappingUp: true }, /asked you to wrap up: start no new subagent/],
     ['the parent asked for its 11th child this turn', { spawnsThisTurn: 10 }, /at most 10 spawns per turn \(max_spawns_per_turn\)/],
+    ['the job has its 200 subagents and nobody can allow more', { agentsInJob: 200 }, /started 200 subagents, its limit \(max_agents\)/],
     ['the job granted 60 spawns in the last minute', { spawnsLastMinute: 60 }, /at most 60 spawns per minute/],
   ])('denies when %s', (_case, change, reason) => {
     const decision = decideSpawn({ ...allowed, ...change })
@@ -39,10 +43,27 @@ describe('decideSpawn', () => {
     expect(decision.kind === 'deny' && decision.reason).toMatch(reason)
   })
 
-  it('lets 0 turn each runaway guard off', () => {
-    expect(decideSpawn({ ...allowed, maxSpawnsPerTurn: 0, spawnsThisTurn: 500, maxSpawnsPerMinute: 0, spawnsLastMinute: 5000 })).toEqual({
-      kind: 'start',
+  it('lets 0 turn each runaway guard and the agent cap off', () => {
+    const off = { maxSpawnsPerTurn: 0, spawnsThisTurn: 500, maxSpawnsPerMinute: 0, spawnsLastMinute: 5000, maxAgents: 0, agentsInJob: 9000 }
+    expect(decideSpawn({ ...allowed, ...off })).toEqual({ kind: 'start' })
+  })
+
+  it('holds a spawn past max_agents or max_spawns_per_turn for the user where one can decide, naming the limit', () => {
+    expect(decideSpawn({ ...allowed, userDecides: true, agentsInJob: 199 })).toEqual({ kind: 'start' })
+    expect(decideSpawn({ ...allowed, userDecides: true, agentsInJob: 200 })).toEqual({
+      kind: 'hold',
+      limit: 'max_agents',
+      reason: 'job has 200 agents (max_agents)',
     })
+    expect(decideSpawn({ ...allowed, userDecides: true, spawnsThisTurn: 10 })).toMatchObject({ kind: 'hold', limit: 'max_spawns_per_turn' })
+    // Held by the limit even while paused: resuming must not start it.
+    expect(decideSpawn({ ...allowed, userDecides: true, agentsInJob: 200, paused: true })).toMatchObject({ limit: 'max_agents' })
+    expect(decideSpawn({ ...allowed, paused: true })).toEqual({ kind: 'hold', reason: 'spawning is paused' })
+  })
+
+  it('refuses what the request gets wrong before holding it for a limit: allowing it could not start it', () => {
+    const decision = decideSpawn({ ...allowed, userDecides: true, agentsInJob: 200, parentDepth: 2 })
+    expect(decision).toMatchObject({ kind: 'deny', reason: expect.stringMatching(/max_depth/) })
   })
 
   it('denies a stopping parent even while spawning is paused (it would otherwise be held)', () => {

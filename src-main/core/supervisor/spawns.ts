@@ -1,5 +1,5 @@
 import type { TaskRequest, ToAgent } from '../protocol/messages'
-import { spawnGuardDefaults } from '../trace/model'
+import { defaultMaxAgents, spawnGuardDefaults } from '../trace/model'
 import { childTaskText, renderFirstMessage } from './request'
 import { childEventData, runningChildren, type AgentRuntime, type JobRuntime, type newAgentRuntime } from './runtime'
 import { decideSpawn } from './spawn-policy'
@@ -15,12 +15,18 @@ export interface SpawnsOptions {
   send(agent: AgentRuntime, message: ToAgent): void
   /** Starts a child that may run now: `agent.start`, then its process. */
   launch(agent: AgentRuntime, firstMessage: string): void
+  /** A user can allow a spawn held by a job limit (the app, `arbor serve`); without one it is refused (`arbor run`). */
+  userDecides: boolean
+  /** A spawn its parent waits for started or stopped waiting for the user (the parent's wall clock stops meanwhile). */
+  userWait(agent: AgentRuntime, waiting: boolean): void
 }
 
 /**
  * `task` calls, from request to start: each is checked against the spawn policy
  * (spawn-policy.ts, product.md §4) and denied, held while spawning is paused, queued behind the
  * parent's running children, or started. Every outcome is a `subagent.*` event on the parent.
+ * A spawn past a job limit (max_agents, max_spawns_per_turn) is held until the user allows it
+ * (`allow`) or cancels it; resuming spawning leaves it held. Where nobody can decide it is denied.
  * A background spawn (`background: true`) that is granted answers the parent at once with
  * `spawn_started`; its envelope goes to the parent as `background_end` when it ends.
  */
@@ -61,6 +67,9 @@ export class Spawns {
       paused: this.options.isPaused(job),
       runningChildren: runningChildren(parent),
       maxConcurrentChildren: job.settings.max_concurrent_children,
+      agentsInJob: this.spawnedIn(job),
+      maxAgents: job.settings.max_agents ?? defaultMaxAgents,
+      userDecides: this.options.userDecides,
     })
     parent.spawnsThisTurn += 1
     if (decision.kind === 'deny' || !childProfile) {
@@ -70,6 +79,8 @@ export class Spawns {
       return
     }
     job.spawnTimes.push(now)
+    const heldBy = decision.kind === 'hold' && decision.limit ? { limit: decision.limit, reason: decision.reason } : null
+    if (!heldBy) job.spawned = this.spawnedIn(job) + 1
     const child = this.options.addAgent({
       id: childId,
       job,
@@ -88,7 +99,13 @@ export class Spawns {
     }
     if (decision.kind === 'hold') {
       child.status = 'held'
-      trace.agent(parent, 'subagent.held', { ...childEventData(child), reason: 'spawning is paused' })
+      child.heldBy = heldBy
+      trace.agent(parent, 'subagent.held', {
+        ...childEventData(child),
+        reason: decision.reason,
+        ...(heldBy ? { limit: heldBy.limit } : {}),
+      })
+      if (heldBy && !request.background) this.options.userWait(parent, true)
     } else if (decision.kind === 'queue') {
       this.enqueue(child)
     } else {
@@ -96,13 +113,41 @@ export class Spawns {
     }
   }
 
-  /** Spawning resumed: held children start, or queue where their parent has no free slot. */
+  /** Spawning resumed: held children start, or queue where their parent has no free slot; those held by a limit stay held. */
   releaseHeld(job: JobRuntime): void {
     for (const agent of job.agents.values()) {
-      if (agent.status !== 'held' || agent.ended || !agent.parent) continue
-      if (runningChildren(agent.parent) < job.settings.max_concurrent_children) this.launchChild(agent)
-      else this.enqueue(agent)
+      if (agent.status !== 'held' || agent.ended || !agent.parent || agent.heldBy) continue
+      this.startOrQueue(agent)
     }
+  }
+
+  /**
+   * The user allows a spawn held by a job limit: it counts as the job's spawn and starts past the
+   * limit (or queues behind its parent's running children; held as the others are while spawning
+   * is paused). Recorded as a `control` allow_spawn on the child. Refuses any other agent.
+   */
+  allow(child: AgentRuntime): void {
+    if (child.ended || child.status !== 'held' || !child.heldBy) {
+      const why = child.status === 'held' ? 'it is held because spawning is paused: resume spawning' : `it is ${child.status}`
+      throw new SpawnEditRefused('conflict', `agent ${child.label} is not waiting to be allowed: ${why}`)
+    }
+    if (!child.job.active) throw new SpawnEditRefused('conflict', `the job of ${child.label} is ending: its spawns will not start`)
+    const { limit } = child.heldBy
+    this.options.trace.agent(child, 'control', { action: 'allow_spawn', target: child.id, value: limit, by: 'user' })
+    this.heldByLimitEnded(child)
+    child.job.spawned = this.spawnedIn(child.job) + 1
+    if (this.options.isPaused(child.job)) {
+      this.options.trace.agent(child.parent ?? child, 'subagent.held', { ...childEventData(child), reason: 'spawning is paused' })
+    } else {
+      this.startOrQueue(child)
+    }
+  }
+
+  /** A spawn held by a limit no longer waits for the user (allowed, cancelled, or ended with its job). */
+  heldByLimitEnded(child: AgentRuntime): void {
+    if (!child.heldBy) return
+    child.heldBy = null
+    if (child.parent && !child.request?.background) this.options.userWait(child.parent, false)
   }
 
   /**
@@ -154,6 +199,18 @@ export class Spawns {
     }
   }
 
+  /** Spawns the job granted so far, counted from its agents the first time (a job followed up in this process has some). */
+  private spawnedIn(job: JobRuntime): number {
+    job.spawned ??= [...job.agents.values()].filter((agent) => agent.parent !== null && !agent.heldBy).length
+    return job.spawned
+  }
+
+  private startOrQueue(child: AgentRuntime): void {
+    if (!child.parent) return
+    if (runningChildren(child.parent) < child.job.settings.max_concurrent_children) this.launchChild(child)
+    else this.enqueue(child)
+  }
+
   private enqueue(child: AgentRuntime): void {
     const parent = child.parent
     if (!parent || !child.request) return
@@ -175,7 +232,10 @@ export class Spawns {
   }
 }
 
-/** A spawn's prompt could not be edited: unknown agent (`not_found`), or one that is not held or queued (`conflict`). */
+/**
+ * A spawn's prompt could not be edited, or it could not be allowed: unknown agent (`not_found`),
+ * or one that is not held or queued (not held by a limit, to be allowed) (`conflict`).
+ */
 export class SpawnEditRefused extends Error {
   constructor(
     readonly code: 'not_found' | 'conflict',

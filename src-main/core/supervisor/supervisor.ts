@@ -38,8 +38,10 @@ import {
 } from './runtime'
 import { FollowUps, type FollowUpOptions } from './follow-ups'
 import { JobResumes } from './resume-job'
-import { AgentMessages, type WrapUpResult } from './agent-messages'
+import { AgentMessages, StopRefused, type WrapUpResult } from './agent-messages'
+import { AgentHealth } from './health'
 import type { ResumeSource } from './rehydrate'
+import type { HoldingLimit } from './spawn-policy'
 import { SpawnEditRefused, Spawns } from './spawns'
 import { TraceEmitter } from './trace-emitter'
 import { AgentWaits } from './waits'
@@ -63,6 +65,17 @@ export interface SupervisorOptions {
   env?: NodeJS.ProcessEnv
   /** The trace read back, to continue an agent that ended (follow-ups, `task` with `resume`); without it none can be. */
   resumeSource?: ResumeSource
+  /**
+   * A user watches and can allow a spawn held by a job limit (max_agents, max_spawns_per_turn):
+   * true (the default) in the app and `arbor serve`; false for `arbor run`, where such a spawn is
+   * refused with the reason, as there is nobody to allow it.
+   */
+  userDecidesSpawns?: boolean
+  /**
+   * Agent processes beat every `intervalMs` (5 s); one silent for `unresponsiveAfterMs` (30 s) is
+   * marked unresponsive (health.ts). Short in tests.
+   */
+  heartbeat?: { intervalMs?: number; unresponsiveAfterMs?: number }
 }
 
 export interface StartJobOptions {
@@ -101,12 +114,19 @@ export class Supervisor {
   private readonly resumes: JobResumes
   private readonly messages: AgentMessages
   private readonly waits: AgentWaits
+  private readonly health: AgentHealth
 
   constructor(private readonly options: SupervisorOptions) {
     this.now = options.now ?? (() => new Date())
     this.newId = options.newId ?? defaultNewId
     this.trace = new TraceEmitter(options.sink, this.now)
     this.waits = new AgentWaits({ trace: this.trace, clock: (agent, waiting) => this.userWait(agent, waiting), now: () => Date.now() })
+    this.health = new AgentHealth({
+      trace: this.trace,
+      intervalMs: options.heartbeat?.intervalMs ?? 5000,
+      unresponsiveAfterMs: options.heartbeat?.unresponsiveAfterMs ?? 30_000,
+      now: () => Date.now(),
+    })
     this.processes = new AgentProcesses({
       host: options.host,
       trace: this.trace,
@@ -116,6 +136,7 @@ export class Supervisor {
       events: {
         message: (agent, message) => this.onAgentMessage(agent, message),
         exited: (agent, code, signal) => this.onAgentExit(agent, code, signal),
+        alive: (agent) => this.health.beat(agent),
         failed: (agent, why) =>
           why === 'not_ready'
             ? this.stop(agent, 'failed', 'crashed')
@@ -140,6 +161,8 @@ export class Supervisor {
       isPaused: (job) => this.isPaused(job),
       send: (agent, message) => this.send(agent, message),
       launch: (agent, firstMessage) => this.launch(agent, firstMessage),
+      userDecides: options.userDecidesSpawns ?? true,
+      userWait: (agent, waiting) => this.userWait(agent, waiting),
     })
     this.messages = new AgentMessages({
       trace: this.trace,
@@ -361,6 +384,27 @@ export class Supervisor {
     return this.messages.wrapUp(agentId)
   }
 
+  /**
+   * Restarts a running agent in a new process, as a crash restart does (FollowUps.restartCrashed):
+   * its process is killed at once (SIGKILL: a stopped or hung one cannot answer), and it goes on
+   * from its history. Meant for an unresponsive agent, allowed for any live one; not counted
+   * against the job's restart_crashed (recorded as `agent.restart` with cause `user`). Throws
+   * StopRefused for an unknown agent, or one without a live process.
+   */
+  restartAgent(agentId: string): void {
+    const agent = this.agents.get(agentId)
+    if (!agent) throw new StopRefused('not_found', `no agent ${agentId}`)
+    if (agent.ended || agent.stopping || !agent.process || !isLive(agent)) {
+      const state = agent.stopping ? 'being stopped' : agent.process || agent.ended ? agent.status : 'not started yet'
+      throw new StopRefused('conflict', `agent ${agent.label} is ${state}: only a running agent's process can be restarted`)
+    }
+    if (!agent.job.active) throw new StopRefused('conflict', `the job of ${agent.label} is ending`)
+    if (agent.restartRequested) return
+    this.trace.agent(agent, 'control', { action: 'restart', target: agentId, value: true, by: 'user' })
+    agent.restartRequested = true
+    agent.process.kill(true)
+  }
+
   /** Cancels a held or queued spawn; the parent's `task` call gets an error. */
   cancelSpawn(agentId: string): boolean {
     const agent = this.agents.get(agentId)
@@ -372,6 +416,34 @@ export class Supervisor {
       { ok: false, error: 'spawn cancelled by the user' },
     )
     return true
+  }
+
+  /**
+   * Lets a spawn held by a job limit (max_agents, max_spawns_per_turn) start past it (Spawns.allow).
+   * Throws SpawnEditRefused for an unknown agent or one not held by a limit.
+   */
+  allowSpawn(agentId: string): void {
+    const agent = this.agents.get(agentId)
+    if (!agent) throw new SpawnEditRefused('not_found', `no agent ${agentId}`)
+    this.spawns.allow(agent)
+  }
+
+  /** The job's spawns held by a limit, waiting for the user to allow or cancel them (running jobs of this process only). */
+  heldSpawns(jobId: string): { agent_id: string; limit: HoldingLimit; reason: string }[] {
+    const job = this.jobs.get(jobId)
+    if (!job) return []
+    return [...job.agents.values()].flatMap((agent) => (agent.heldBy && !agent.ended ? [{ agent_id: agent.id, ...agent.heldBy }] : []))
+  }
+
+  /** The job's agents whose process has gone silent past the threshold (running jobs of this process only). */
+  unresponsiveAgents(jobId: string): { agent_id: string; last_heartbeat_at: string }[] {
+    const job = this.jobs.get(jobId)
+    if (!job) return []
+    return [...job.agents.values()].flatMap((agent) =>
+      agent.unresponsive && !agent.ended
+        ? [{ agent_id: agent.id, last_heartbeat_at: new Date(agent.lastBeatAt ?? Date.now()).toISOString() }]
+        : [],
+    )
   }
 
   /**
@@ -434,7 +506,7 @@ export class Supervisor {
       agent.clock = new WallClock(timeoutMs, () => this.stop(agent, 'failed', 'timeout'))
       agent.clock.resume()
     }
-    this.processes.start(agent, () => agentInit(agent, firstMessage, resume))
+    this.processes.start(agent, () => ({ ...agentInit(agent, firstMessage, resume), heartbeat_ms: this.health.intervalMs }))
   }
 
   private recordStart(agent: AgentRuntime): void {
@@ -545,7 +617,20 @@ export class Supervisor {
 
   private onAgentExit(agent: AgentRuntime, code: number | null, signal: string | null): void {
     this.models.abortAll(agent, 'the agent process ended')
+    this.health.gone(agent)
+    const restartRequested = agent.restartRequested
+    agent.restartRequested = false
     if (agent.ended) return
+    if (restartRequested && !agent.stopping) {
+      if (this.followUps.restartCrashed(agent, { code, signal }, 'user')) return
+      this.finish(agent, {
+        status: 'failed',
+        terminalReason: 'crashed',
+        result: agent.lastText || null,
+        summary: 'the agent could not be restarted',
+      })
+      return
+    }
     if (agent.stopping) {
       const { status, reason, summary } = agent.stopping
       this.finish(agent, {
@@ -590,6 +675,7 @@ export class Supervisor {
     agent.ended = true
     agent.status = ending.status
     agent.clock?.stop()
+    this.spawns.heldByLimitEnded(agent)
     this.messages.agentEnded(agent, ending.terminalReason)
     this.approvals.denyAllFor(agent, ending.status === 'killed' ? 'user' : 'auto_deny', `the agent ended (${ending.terminalReason})`)
     const now = Date.now()

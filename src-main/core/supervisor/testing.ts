@@ -53,7 +53,8 @@ export function recordEvents(engine: Engine, defaultTimeoutMs = 20_000): Pick<Te
   }
 }
 
-export function createTestRig(): TestRig {
+/** `heartbeat`: the agents' heartbeat interval and unresponsive threshold (EngineOptions.heartbeat), short for a test that stops a process. */
+export function createTestRig(options: { heartbeat?: { intervalMs?: number; unresponsiveAfterMs?: number } } = {}): TestRig {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'arbor-supervisor-'))
   const project = path.join(dir, 'project')
   mkdirSync(project)
@@ -66,6 +67,7 @@ export function createTestRig(): TestRig {
     killGraceMs: 1000,
     // Agents start on demand: a pool's idle processes would only cost the test machine CPU (warm-pool.test.ts covers the pool).
     warmPool: 0,
+    ...(options.heartbeat ? { heartbeat: options.heartbeat } : {}),
   })
   return {
     engine,

@@ -47,6 +47,10 @@ export const jobSettingsSchema = z
     no_sandbox: z.boolean().optional(),
     max_spawns_per_turn: count.optional(),
     max_spawns_per_minute: count.optional(),
+    max_agents: count.optional().meta({
+      description:
+        'subagents the job may spawn, the root not counted (absent: 200; 0: no cap); past it a spawn is held for the user, or refused',
+    }),
     restart_crashed: count
       .optional()
       .meta({ description: 'how many times an agent whose process crashed is restarted from its history (absent: 1; 0: never)' }),
@@ -164,15 +168,30 @@ export const eventDataSchemas = {
     previous_status: agentStatus.meta({ description: 'how it had ended' }),
     label: z.string().optional().meta({ description: "the agent's label, as its agent.start gave it" }),
   }),
+  'agent.health': z.looseObject({
+    state: z.enum(['unresponsive', 'responsive']).meta({
+      description: '`unresponsive`: its process said nothing (not even a heartbeat) for the threshold (30 s); `responsive`: it spoke again',
+    }),
+    last_heartbeat_at: z.string().meta({ format: 'date-time', description: 'when its process last said anything' }),
+    silent_ms: millis.meta({ description: 'how long it had been silent when this was recorded' }),
+  }),
   'agent.restart': z.looseObject({
-    cause: z.enum(['crashed', 'interrupted']).meta({
-      description: 'why it goes on in a new process: its process exited unexpectedly (crashed), or its job was interrupted and resumed',
+    cause: z.enum(['crashed', 'interrupted', 'user']).meta({
+      description:
+        'why it goes on in a new process: its process exited unexpectedly (crashed), its job was interrupted and resumed, or the user restarted it (restartAgent; not counted against restart_crashed)',
     }),
     code: z.number().nullable().optional().meta({ description: "the process's exit code" }),
     signal: z.string().nullable().optional().meta({ description: 'the signal that ended it' }),
     from_step: count.meta({ description: 'the model calls it had made: the new process goes on from its history after them' }),
-    restart: z.number().int().positive().optional().meta({ description: 'crashed: which restart of this agent this is (1 for the first)' }),
-    restarts_allowed: count.optional().meta({ description: "crashed: the job's restart_crashed" }),
+    restart: z
+      .number()
+      .int()
+      .positive()
+      .optional()
+      .meta({ description: 'crashed or user: which restart of this agent this is (1 for the first), counted apart for each cause' }),
+    restarts_allowed: count
+      .optional()
+      .meta({ description: "crashed or user: the job's restart_crashed (which a user's restart does not use)" }),
     label: z.string().optional().meta({ description: "interrupted: the agent's label, as its agent.start gave it" }),
     rerun_calls: z
       .array(z.string())
@@ -254,7 +273,14 @@ export const eventDataSchemas = {
     duration_ms: millis,
   }),
   'subagent.request': z.looseObject(spawn),
-  'subagent.held': z.looseObject({ ...spawn, reason: spawnReason.optional() }),
+  'subagent.held': z.looseObject({
+    ...spawn,
+    reason: spawnReason.optional(),
+    limit: z.enum(['max_agents', 'max_spawns_per_turn']).optional().meta({
+      description:
+        'the job setting the spawn is past: it waits for the user to allow it (control allow_spawn) or cancel it, and resuming spawning does not start it (absent: held while spawning is paused)',
+    }),
+  }),
   'subagent.queued': z.looseObject({ ...spawn, reason: spawnReason.optional() }),
   'subagent.denied': z.looseObject({ ...spawn, reason: spawnReason }),
   'subagent.start': z.looseObject({
@@ -286,7 +312,7 @@ export const eventDataSchemas = {
     message: z.string().optional().meta({ description: 'what the user said to the agent with a denial' }),
   }),
   control: z.looseObject({
-    action: z.enum(['pause', 'resume', 'kill', 'cancel_spawn', 'auto_approve', 'edit_spawn', 'resume_job']),
+    action: z.enum(['pause', 'resume', 'kill', 'restart', 'cancel_spawn', 'allow_spawn', 'auto_approve', 'edit_spawn', 'resume_job']),
     target: z.string().meta({ description: 'an agent id, a job id, or `all`' }),
     value: z.unknown().meta({
       description:

@@ -36,12 +36,16 @@ export type JobSettings = {
   restart_crashed?: number
   /** At most this many spawns per minute in the whole job; 0 turns the guard off. */
   max_spawns_per_minute?: number
+  /** Subagents the whole job may spawn, the root not counted (absent: `defaultMaxAgents`; 0: no cap). Past it a spawn waits for the user. */
+  max_agents?: number
 }
 
 /** The runaway guards' defaults, for settings that do not name them (product.md §4). */
 export const spawnGuardDefaults = { max_spawns_per_turn: 10, max_spawns_per_minute: 60 } as const
 /** An agent whose process crashed is restarted from its history once, unless the job says otherwise. */
 export const defaultRestartCrashed = 1
+/** Subagents a job may spawn before a further one waits for the user (or is refused with nobody to ask). */
+export const defaultMaxAgents = 200
 
 /** A scripted job's settings, with any field overridden: the defaults of product.md §4. */
 export const defaultSettings = (overrides: Partial<JobSettings> = {}): JobSettings => ({

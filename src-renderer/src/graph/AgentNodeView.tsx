@@ -1,11 +1,11 @@
 import { Handle, Position, useStore, type NodeProps } from '@xyflow/react'
 import { memo, type MouseEvent } from 'react'
-import type { AgentNode as Agent } from '@core/trace/model'
 import { isLiveStatus } from '@core/trace/statuses'
 import { useArbor, type ArborState } from '../store'
 import { graphTree } from '../store/replay-slice'
 import { useArborFields } from '../store/use-fields'
-import { stallAfterMs, useClock } from '../util/clock'
+import { useClock } from '../util/clock'
+import { isStalled, liveActivity } from './activity'
 import { formatCost, formatTokens } from '../util/format'
 import { selectZoomedOut } from './flow-elements'
 import type { AgentFlowNode } from './flow-nodes'
@@ -26,6 +26,10 @@ function selectNodeView(state: ArborState, id: string) {
     selected: state.selectedAgentId === id,
     collapsed: state.collapsed[id] === true,
     wrappingUp: tree.wrappingUp[id] === true,
+    // Why a spawn held by a job limit waits: its ghost says so, with Allow and Cancel.
+    heldReason: tree.held[id]?.reason ?? null,
+    // Its process went silent past the threshold (agent.health): red, with Restart beside Kill.
+    unresponsiveSince: tree.unresponsive[id] ?? null,
     // A replayed node's last event is long past: it is not stalled.
     replaying: state.replay !== null,
     // An imported job, or a replay, is read-only: no kill or cancel on its nodes.
@@ -44,11 +48,10 @@ function selectNodeBox(state: ArborState, id: string) {
     parentId: agent?.parent_id ?? '',
     task: agent?.task ?? '',
     selected: state.selectedAgentId === id,
+    // Red at any zoom: its process went silent.
+    unresponsive: agent?.ended_at === null && graphTree(state).unresponsive[id] !== undefined,
   }
 }
-
-const isStalled = (agent: Agent | undefined, activeChildren: number, now: number): boolean =>
-  agent !== undefined && agent.status === 'running' && activeChildren === 0 && now - Date.parse(agent.last_event_at) > stallAfterMs
 
 const stopAnd = (action: (event: MouseEvent<HTMLButtonElement>) => void) => (event: MouseEvent<HTMLButtonElement>) => {
   event.stopPropagation()
@@ -71,7 +74,8 @@ function AgentBox({ id }: { id: string }) {
   const stalled = useClock((clock) => {
     const state = useArbor.getState()
     const tree = graphTree(state)
-    return state.replay === null && isStalled(tree.agents[id], tree.subtree[id]?.activeChildren ?? 0, clock.now)
+    const context = { now: clock.now, unresponsiveSince: tree.unresponsive[id] ?? null }
+    return state.replay === null && isStalled(tree.agents[id], tree.subtree[id]?.activeChildren ?? 0, context)
   })
   if (!box.found) return null
   const classes = [
@@ -79,6 +83,7 @@ function AgentBox({ id }: { id: string }) {
     `status-${box.status}`,
     agentStatusLook[box.status].ghost && 'ghost',
     box.selected && 'selected',
+    box.unresponsive && 'unresponsive',
     stalled && 'stalled',
   ]
   return (
@@ -101,14 +106,28 @@ function AgentBox({ id }: { id: string }) {
 function AgentCard({ id }: { id: string }) {
   const view = useArborFields((state: ArborState) => selectNodeView(state, id))
   const agent = view.agent
-  const stalled = useClock((clock) => !view.replaying && isStalled(agent, view.activeChildren, clock.now))
+  const context = (now: number) => ({ now: view.replaying ? null : now, unresponsiveSince: view.unresponsiveSince })
+  const stalled = useClock((clock) => !view.replaying && isStalled(agent, view.activeChildren, context(clock.now)))
+  // Read at each clock tick: the text changes as a tool or model call goes on.
+  const activity = useClock((clock) => (agent ? (liveActivity(agent, context(clock.now))?.text ?? null) : null))
+  const activityKind = agent ? (liveActivity(agent, context(0))?.kind ?? null) : null
   if (!agent) return null
   const look = agentStatusLook[agent.status]
   const tokens = agent.usage.input_tokens + agent.usage.output_tokens
   const budget = agent.total_token_budget
   const budgetShare = budget ? Math.min(1, tokens / budget) : 0
-  const classes = ['agent-node', `status-${agent.status}`, look.ghost && 'ghost', view.selected && 'selected', stalled && 'stalled']
-  const { askKill, toggleCollapsed, openNodeMenu } = useArbor.getState()
+  const heldByLimit = agent.status === 'held' && view.heldReason !== null
+  const classes = [
+    'agent-node',
+    `status-${agent.status}`,
+    look.ghost && 'ghost',
+    heldByLimit && 'held-by-limit',
+    activityKind === 'unresponsive' && 'unresponsive',
+    view.selected && 'selected',
+    stalled && 'stalled',
+  ]
+  const { askKill, toggleCollapsed, openNodeMenu, allowSpawn, cancelSpawn, restartAgent } = useArbor.getState()
+  const live = isLiveStatus(agent.status)
 
   return (
     <div
@@ -137,7 +156,17 @@ function AgentCard({ id }: { id: string }) {
             wrapping up…
           </span>
         )}
-        {!view.readOnly && isLiveStatus(agent.status) ? (
+        {!view.readOnly && live && activityKind === 'unresponsive' ? (
+          <button
+            className="node-button danger nodrag"
+            data-testid="node-restart"
+            title="Kill its process and restart it from its history"
+            onClick={stopAnd(() => void restartAgent(agent.id))}
+          >
+            Restart
+          </button>
+        ) : null}
+        {!view.readOnly && live ? (
           <button className="node-button danger nodrag" data-testid="node-kill" onClick={stopAnd(() => askKill(agent.id))}>
             Kill
           </button>
@@ -162,32 +191,53 @@ function AgentCard({ id }: { id: string }) {
         <span className="depth">d{agent.depth}</span>
       </div>
       <div className="agent-node__activity">
-        {agent.status === 'waiting_approval' ? (
-          // Before its tool: the command waits for the user, not for the tool.
-          <span className="state status-text-waiting_approval" data-testid="node-waiting">
-            ⚠ waiting for you
+        {heldByLimit ? (
+          <span className="state held-reason" data-testid="node-held-reason" title={`held: ${view.heldReason}`}>
+            held: {view.heldReason}
           </span>
-        ) : agent.wait ? (
+        ) : agent.wait && activityKind !== 'unresponsive' ? (
           <WaitLine status={agent.status} wait={agent.wait} />
-        ) : agent.current_tool ? (
-          <span className="tool">▸ {agent.current_tool}</span>
+        ) : activity !== null && activityKind !== null ? (
+          <span
+            className={`state activity-${activityKind} status-text-${agent.status}`}
+            data-testid={
+              activityKind === 'waiting' && agent.status === 'waiting_approval' ? 'node-waiting' : `node-activity-${activityKind}`
+            }
+            title={activity}
+          >
+            {activity}
+          </span>
         ) : (
           <span className={`state status-text-${agent.status}`}>
             {look.label}
             {agent.terminal_reason && agent.terminal_reason !== agent.status ? ` · ${agent.terminal_reason}` : ''}
           </span>
         )}
-        <span className="steps">
-          {agent.steps}/{agent.max_steps ?? '∞'} steps
-        </span>
+        {/* A spawn held by a limit has no steps yet, and an unresponsive agent's silence matters more: the text gets the row. */}
+        {!heldByLimit && activityKind !== 'unresponsive' && (
+          <span className="steps">
+            {agent.steps}/{agent.max_steps ?? '∞'} steps
+          </span>
+        )}
       </div>
-      <div className="agent-node__usage">
-        <span>
-          {formatTokens(tokens)}
-          {budget ? ` / ${formatTokens(budget)}` : ''} tok
-        </span>
-        {agent.cost_usd !== null && <span>{formatCost(agent.cost_usd)}</span>}
-      </div>
+      {heldByLimit && !view.readOnly ? (
+        <div className="agent-node__held-actions">
+          <button className="node-button nodrag" data-testid="node-allow-spawn" onClick={stopAnd(() => void allowSpawn(agent.id))}>
+            Allow
+          </button>
+          <button className="node-button danger nodrag" data-testid="node-cancel-spawn" onClick={stopAnd(() => void cancelSpawn(agent.id))}>
+            Cancel
+          </button>
+        </div>
+      ) : (
+        <div className="agent-node__usage">
+          <span>
+            {formatTokens(tokens)}
+            {budget ? ` / ${formatTokens(budget)}` : ''} tok
+          </span>
+          {agent.cost_usd !== null && <span>{formatCost(agent.cost_usd)}</span>}
+        </div>
+      )}
       {budget ? (
         <div className="budget-bar" title={`${Math.round(budgetShare * 100)}% of the token budget`}>
           <div className={budgetShare >= 0.8 ? 'fill warn' : 'fill'} style={{ width: `${budgetShare * 100}%` }} />

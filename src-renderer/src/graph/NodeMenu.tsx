@@ -12,6 +12,8 @@ function selectMenu(state: ArborState) {
     anchor,
     label: agent?.label ?? '',
     status: agent?.status,
+    heldByLimit: anchor ? state.tree.held[anchor.agentId] !== undefined : false,
+    unresponsive: anchor ? state.tree.unresponsive[anchor.agentId] !== undefined : false,
     // An imported job, or a replay, is read-only: its nodes can only be inspected.
     readOnly: state.replay !== null || (state.tree.jobId !== null && state.jobs[state.tree.jobId]?.imported === true),
   }
@@ -40,6 +42,10 @@ function runEntry(action: NodeMenuAction, anchor: NodeAnchor): void {
       return state.askKill(agentId)
     case 'editPrompt':
       return state.openPromptEdit(anchor)
+    case 'restart':
+      return void state.restartAgent(agentId)
+    case 'allowSpawn':
+      return void state.allowSpawn(agentId)
     case 'cancelSpawn':
       return void state.cancelSpawn(agentId)
   }
@@ -60,7 +66,7 @@ export function clampToWindow(x: number, y: number, width: number, height: numbe
  * outside closes it, and the focus goes back where it was.
  */
 export function NodeMenu() {
-  const { anchor, label, status, readOnly } = useArbor(useShallow(selectMenu))
+  const { anchor, label, status, readOnly, heldByLimit, unresponsive } = useArbor(useShallow(selectMenu))
   if (!anchor || !status) return null
   // Keyed by agent and place: a menu opened anew starts at its first entry.
   return (
@@ -68,7 +74,7 @@ export function NodeMenu() {
       key={`${anchor.agentId}@${anchor.x},${anchor.y}`}
       anchor={anchor}
       label={label}
-      entries={nodeMenuEntries({ status, readOnly })}
+      entries={nodeMenuEntries({ status, readOnly, heldByLimit, unresponsive })}
     />
   )
 }
@@ -140,7 +146,13 @@ function OpenMenu({ anchor, label, entries }: { anchor: NodeAnchor; label: strin
           onMouseEnter={() => setActive(position)}
           onClick={() => {
             // Steer and the prompt dialog take the focus themselves; Inspect and Kill give it back to the node.
-            close(entry.action === 'inspect' || entry.action === 'kill' || entry.action === 'cancelSpawn')
+            close(
+              entry.action === 'inspect' ||
+                entry.action === 'kill' ||
+                entry.action === 'cancelSpawn' ||
+                entry.action === 'allowSpawn' ||
+                entry.action === 'restart',
+            )
             runEntry(entry.action, anchor)
           }}
         >

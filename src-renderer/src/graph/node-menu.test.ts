@@ -15,6 +15,25 @@ describe('nodeMenuEntries', () => {
     expect(actionsFor('queued')).toEqual(['inspect', 'editPrompt', 'cancelSpawn'])
   })
 
+  it('offers Restart for an unresponsive running agent', () => {
+    const entries = nodeMenuEntries({ status: 'running', readOnly: false, unresponsive: true })
+    expect(entries.map((entry) => entry.action)).toEqual(['inspect', 'steer', 'wrapUp', 'kill', 'restart'])
+    expect(nodeMenuEntries({ status: 'completed', readOnly: false, unresponsive: true }).map((entry) => entry.action)).toEqual([
+      'inspect',
+      'followUp',
+    ])
+  })
+
+  it('offers to allow a spawn held by a job limit (not one held because spawning is paused)', () => {
+    expect(nodeMenuEntries({ status: 'held', readOnly: false, heldByLimit: true }).map((entry) => entry.action)).toEqual([
+      'inspect',
+      'allowSpawn',
+      'editPrompt',
+      'cancelSpawn',
+    ])
+    expect(nodeMenuEntries({ status: 'held', readOnly: true, heldByLimit: true }).map((entry) => entry.action)).toEqual(['inspect'])
+  })
+
   it('offers a follow-up for an agent that has ended, and only Inspect for any node of a read-only job', () => {
     for (const status of ['completed', 'partial', 'failed', 'killed', 'cancelled'] as const) {
       expect(actionsFor(status)).toEqual(['inspect', 'followUp'])

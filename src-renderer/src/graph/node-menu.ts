@@ -1,7 +1,7 @@
 import { isLiveStatus, type AgentStatus } from '@core/trace/statuses'
 
 /** What an entry of a node's menu does (NodeMenu.tsx carries it out). */
-export type NodeMenuAction = 'inspect' | 'steer' | 'wrapUp' | 'kill' | 'editPrompt' | 'cancelSpawn' | 'followUp'
+export type NodeMenuAction = 'inspect' | 'steer' | 'wrapUp' | 'kill' | 'restart' | 'editPrompt' | 'allowSpawn' | 'cancelSpawn' | 'followUp'
 
 export interface NodeMenuEntry {
   action: NodeMenuAction
@@ -15,6 +15,10 @@ export interface NodeMenuSubject {
   status: AgentStatus
   /** An imported job or a replay: the node can be looked at, not acted on. */
   readOnly: boolean
+  /** A spawn held by a job limit (max_agents, max_spawns_per_turn): the user may allow it past the limit. */
+  heldByLimit?: boolean
+  /** Its process went silent past the threshold: it may be restarted in a new one. */
+  unresponsive?: boolean
 }
 
 const isRunning = isLiveStatus
@@ -23,11 +27,11 @@ const isEnded = (status: AgentStatus): boolean => !isRunning(status) && !isGhost
 
 /**
  * The entries of a node's menu, in order, for its state: every node can be inspected; a running
- * agent can be steered, wrapped up or killed; a spawn that has not started can have its prompt
- * edited or be cancelled; an agent that ended can be followed up. A new control is one more line
+ * agent can be steered, wrapped up or killed (an unresponsive one restarted); a spawn that has not started can have its prompt
+ * edited or be cancelled, and one held by a job limit allowed; an agent that ended can be followed up. A new control is one more line
  * here and one case in NodeMenu.tsx.
  */
-export function nodeMenuEntries({ status, readOnly }: NodeMenuSubject): NodeMenuEntry[] {
+export function nodeMenuEntries({ status, readOnly, heldByLimit = false, unresponsive = false }: NodeMenuSubject): NodeMenuEntry[] {
   const entries: NodeMenuEntry[] = [{ action: 'inspect', label: 'Inspect' }]
   if (readOnly) return entries
   if (isRunning(status)) {
@@ -36,8 +40,10 @@ export function nodeMenuEntries({ status, readOnly }: NodeMenuSubject): NodeMenu
       { action: 'wrapUp', label: 'Wrap up' },
       { action: 'kill', label: 'Kill', danger: true },
     )
+    if (unresponsive) entries.push({ action: 'restart', label: 'Restart', danger: true })
   }
   if (isGhost(status)) {
+    if (status === 'held' && heldByLimit) entries.push({ action: 'allowSpawn', label: 'Allow spawn' })
     entries.push({ action: 'editPrompt', label: 'Edit prompt…' }, { action: 'cancelSpawn', label: 'Cancel spawn', danger: true })
   }
   if (isEnded(status)) entries.push({ action: 'followUp', label: 'Follow up…' })

@@ -110,9 +110,18 @@ export function describeEvent(event: TraceEvent): EventDescription {
         tone: 'agent',
       }
     }
+    case 'agent.health': {
+      const { state, silent_ms } = event.data
+      return state === 'unresponsive'
+        ? { title: 'unresponsive', summary: `its process said nothing for ${Math.round(silent_ms / 1000)} s`, tone: 'bad' }
+        : { title: 'responsive', summary: `its process spoke again after ${Math.round(silent_ms / 1000)} s`, tone: 'ok' }
+    }
     case 'agent.restart': {
-      const { from_step, restart, restarts_allowed, signal, code } = event.data
-      if (event.data.cause === 'interrupted') {
+      const { from_step, restart, restarts_allowed, signal, code, cause } = event.data
+      if (cause === 'user') {
+        return { title: 'restarted', summary: join('by you, in a new process', `goes on after step ${from_step}`), tone: 'warn' }
+      }
+      if (cause === 'interrupted') {
         const rerun = event.data.rerun_calls?.length
         return {
           title: 'resumed',
@@ -175,6 +184,11 @@ export function describeEvent(event: TraceEvent): EventDescription {
         tone: 'agent',
       }
     case 'subagent.held':
+      return {
+        title: 'held',
+        summary: join(event.data.description || event.data.profile, event.data.reason, shortId(event.data.child_agent_id)),
+        tone: event.data.limit ? 'warn' : 'agent',
+      }
     case 'subagent.queued':
     case 'subagent.start':
       return {
@@ -203,6 +217,7 @@ export function describeEvent(event: TraceEvent): EventDescription {
       // The prompt itself is the row's body (EventRow), not its one-line summary.
       if (action === 'edit_spawn') return { title: 'prompt edited', summary: `by ${by}`, tone: 'warn' }
       if (action === 'resume_job') return { title: 'job resumed', summary: `after it was interrupted, by ${by}`, tone: 'warn' }
+      if (action === 'allow_spawn') return { title: 'spawn allowed', summary: join(`past ${String(value)}`, `by ${by}`), tone: 'warn' }
       return { title: 'control', summary: join(action, value === undefined ? '' : String(value), `by ${by}`), tone: 'warn' }
     }
     case 'context.compact': {

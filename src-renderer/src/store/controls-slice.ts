@@ -75,6 +75,16 @@ export const createControlsSlice: SliceCreator<ControlsSlice> = (set, get) => {
         await api().cancelSpawn({ agent_id: agentId })
       }),
 
+    restartAgent: (agentId) =>
+      attempt('Restart', async () => {
+        await api().restartAgent({ agent_id: agentId })
+      }),
+
+    allowSpawn: (agentId) =>
+      attempt('Allow spawn', async () => {
+        await api().allowSpawn({ agent_id: agentId })
+      }),
+
     // Not `attempt`: the prompt dialog shows the error itself, and stays open to fix it.
     editSpawn: async (agentId, prompt) => {
       await api().editSpawn({ agent_id: agentId, prompt })

@@ -59,6 +59,48 @@ describe('applyTreeEvents', () => {
     expect(ended.wrappingUp).toEqual({ root: true })
   })
 
+  it('keeps why a spawn is held by a job limit until it is allowed, and forgets a pause hold', () => {
+    const event = eventFactory()
+    const reason = 'job has 200 agents (max_agents)'
+    const held = applyTreeEvents(emptyTree('job-1'), [
+      ...demoBatch(),
+      event(
+        'subagent.held',
+        'root',
+        { child_agent_id: 'd', profile: 'explore', description: 'more', reason, limit: 'max_agents' },
+        { seq: 100 },
+      ),
+      event('subagent.held', 'root', { child_agent_id: 'e', profile: 'explore', description: 'paused', reason: 'spawning is paused' }),
+    ])
+    expect(held.held).toEqual({ d: { agent_id: 'd', limit: 'max_agents', reason } })
+    expect(held.agents.d?.status).toBe('held')
+    const allowed = applyTreeEvents(held, [
+      event('control', 'd', { action: 'allow_spawn', target: 'd', value: 'max_agents', by: 'user' }, { parent_id: 'root', depth: 1 }),
+    ])
+    expect(allowed.held).toEqual({})
+  })
+
+  it('marks an agent unresponsive from its agent.health until it is responsive again or ends', () => {
+    const event = eventFactory()
+    const last = '2025-03-01T10:00:00.000Z'
+    const silent = applyTreeEvents(emptyTree('job-1'), [
+      ...demoBatch(),
+      event(
+        'agent.health',
+        'a',
+        { state: 'unresponsive', last_heartbeat_at: last, silent_ms: 30_000 },
+        { parent_id: 'root', depth: 1, seq: 100 },
+      ),
+      event('agent.health', 'root', { state: 'unresponsive', last_heartbeat_at: last, silent_ms: 30_000 }),
+    ])
+    expect(silent.unresponsive).toEqual({ a: last, root: last })
+    const later = applyTreeEvents(silent, [
+      event('agent.health', 'a', { state: 'responsive', last_heartbeat_at: last, silent_ms: 41_000 }, { parent_id: 'root', depth: 1 }),
+      event('agent.end', 'root', { status: 'killed', terminal_reason: 'killed', usage: usage(1, 1), cost_usd: null, steps: 2 }),
+    ])
+    expect(later.unresponsive).toEqual({})
+  })
+
   it('builds the tree from one batch: nodes, statuses, ghosts, order and structure', () => {
     const tree = applyTreeEvents(emptyTree('job-1'), demoBatch())
     expect(tree.order).toEqual(['root', 'a', 'b', 'c'])

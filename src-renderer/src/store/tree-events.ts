@@ -1,4 +1,4 @@
-import type { PendingApproval } from '@core/api/contract'
+import type { HeldSpawn, PendingApproval } from '@core/api/contract'
 import type { TraceEvent } from '@core/trace/events'
 import type { AgentNode } from '@core/trace/model'
 import { reduceAgents } from '@core/trace/projection'
@@ -20,6 +20,8 @@ export function applyTreeEvents(state: TreeState, events: readonly TraceEvent[])
   let approvals = state.approvals
   let approvedCommands = state.approvedCommands
   let wrappingUp = state.wrappingUp
+  let held = state.held
+  let unresponsive = state.unresponsive
   let structureChanged = false
   let lastSeq = state.lastSeq
   const changed = new Set<string>()
@@ -41,6 +43,8 @@ export function applyTreeEvents(state: TreeState, events: readonly TraceEvent[])
     approvedCommands = applyApprovalRule(approvedCommands, approvals, event)
     approvals = applyApprovalEvent(approvals, event)
     wrappingUp = applyWrapUpEvent(wrappingUp, event)
+    held = applyHeldEvent(held, event)
+    unresponsive = applyHealthEvent(unresponsive, event)
   }
   const children = structureChanged ? buildChildren(agents, order) : state.children
   return {
@@ -53,8 +57,39 @@ export function applyTreeEvents(state: TreeState, events: readonly TraceEvent[])
     approvals,
     approvedCommands,
     wrappingUp,
+    held,
+    unresponsive,
     lastSeq,
   }
+}
+
+/** An agent is unresponsive from its `agent.health` saying so until one says it is responsive, or it ends. */
+function applyHealthEvent(unresponsive: Record<string, string>, event: TraceEvent): Record<string, string> {
+  const id = event.agent_id
+  if (!id) return unresponsive
+  if (event.type === 'agent.health' && event.data.state === 'unresponsive') return { ...unresponsive, [id]: event.data.last_heartbeat_at }
+  if ((event.type === 'agent.health' || event.type === 'agent.end') && unresponsive[id]) {
+    const { [id]: _back, ...rest } = unresponsive
+    return rest
+  }
+  return unresponsive
+}
+
+/** A spawn held by a limit waits for the user until it is allowed, starts, queues or ends (a cancel). */
+function applyHeldEvent(held: Record<string, HeldSpawn>, event: TraceEvent): Record<string, HeldSpawn> {
+  if (event.type === 'subagent.held' && event.data.limit) {
+    const { child_agent_id: id, limit, reason } = event.data
+    return { ...held, [id]: { agent_id: id, limit, reason: reason ?? limit } }
+  }
+  const id =
+    event.type === 'subagent.held' || event.type === 'subagent.queued' || event.type === 'subagent.start'
+      ? event.data.child_agent_id
+      : event.type === 'agent.start' || event.type === 'agent.end' || (event.type === 'control' && event.data.action === 'allow_spawn')
+        ? event.agent_id
+        : null
+  if (!id || !held[id]) return held
+  const { [id]: _released, ...rest } = held
+  return rest
 }
 
 /** An agent told to wrap up is wrapping up until it ends. */

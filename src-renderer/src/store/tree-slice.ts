@@ -34,7 +34,15 @@ export const createTreeSlice: SliceCreator<TreeSlice> = (set, get) => {
         // Finishing the tree and rendering it take a task each, so that no one frame holds two.
         await nextTask()
         if (!stillLoading(jobId)) return
-        const loaded = snapshot.finish(jobId, reply.approvals, reply.last_seq, reply.approved_commands, reply.wrapping_up)
+        const loaded = snapshot.finish(
+          jobId,
+          reply.approvals,
+          reply.last_seq,
+          reply.approved_commands,
+          reply.wrapping_up,
+          reply.held,
+          reply.unresponsive,
+        )
         await nextTask()
         if (!stillLoading(jobId)) return
         const job = reply.job

@@ -1,4 +1,4 @@
-import type { PendingApproval } from '@core/api/contract'
+import type { HeldSpawn, PendingApproval } from '@core/api/contract'
 import type { TraceEvent } from '@core/trace/events'
 import type { AgentNode } from '@core/trace/model'
 import { isLiveStatus } from '@core/trace/statuses'
@@ -29,6 +29,10 @@ export interface TreeState {
   approvedCommands: string[]
   /** Agents told to wrap up that have not ended yet (the node says "wrapping up…"). */
   wrappingUp: Record<string, true>
+  /** Spawns held by a job limit, by agent id: the ghost says why and offers Allow and Cancel. */
+  held: Record<string, HeldSpawn>
+  /** Agents whose process went silent past the threshold (`agent.health`), with when it last spoke: the node turns red with Kill and Restart. */
+  unresponsive: Record<string, string>
   /** Events with a seq at or below this are already in the tree (snapshot or applied). */
   lastSeq: number
   /** Events received while the snapshot loads, applied (above the watermark) once it arrives. */
@@ -47,6 +51,8 @@ export const emptyTree = (jobId: string | null = null, loading = false): TreeSta
   approvals: [],
   approvedCommands: [],
   wrappingUp: {},
+  held: {},
+  unresponsive: {},
   lastSeq: 0,
   pending: [],
 })
@@ -178,6 +184,8 @@ export class SnapshotTree {
     lastSeq: number,
     approvedCommands: string[] = [],
     wrappingUp: readonly string[] = [],
+    held: readonly HeldSpawn[] = [],
+    unresponsive: readonly { agent_id: string; last_heartbeat_at: string }[] = [],
   ): TreeState {
     const order = this.ordered.map((agent) => agent.id)
     const children = buildChildren(this.agents, order)
@@ -191,6 +199,8 @@ export class SnapshotTree {
       approvals,
       approvedCommands,
       wrappingUp: Object.fromEntries(wrappingUp.map((id) => [id, true as const])),
+      held: Object.fromEntries(held.map((spawn) => [spawn.agent_id, spawn])),
+      unresponsive: Object.fromEntries(unresponsive.map((agent) => [agent.agent_id, agent.last_heartbeat_at])),
       lastSeq,
     }
   }

@@ -35,6 +35,12 @@ export function LimitsSection(props: { fields: JobFields; prices: PriceTable }) 
         <Affix suffix="per minute">{textInput('max_spawns_per_minute', { inputMode: 'numeric' })}</Affix>,
       )}
       {row(
+        'max_agents',
+        'Agents per job',
+        'Subagents the whole job may start (the root not counted). One more waits on its node for you to allow or cancel it. 0: no limit.',
+        <Affix suffix="agents">{textInput('max_agents', { inputMode: 'numeric' })}</Affix>,
+      )}
+      {row(
         'restart_crashed',
         'Restarts after a crash',
         'Times an agent whose process crashed goes on in a new one from where it was. 0: a crash ends it.',
