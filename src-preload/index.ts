@@ -48,6 +48,7 @@ const api = {
   steerAgent: (input) => call('steerAgent', input),
   followUp: (input) => call('followUp', input),
   editSpawn: (input) => call('editSpawn', input),
+  setBudget: (input) => call('setBudget', input),
   decideApproval: (input) => call('decideApproval', input),
   exportJob: (input) => call('exportJob', input),
   importTrace: (input) => call('importTrace', input),

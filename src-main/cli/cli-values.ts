@@ -21,6 +21,7 @@ export const options = {
   'max-spawns-per-turn': { type: 'string' },
   'max-spawns-per-minute': { type: 'string' },
   'restart-crashed': { type: 'string' },
+  'on-budget': { type: 'string' },
   'allow-network': { type: 'boolean' },
   'no-key': { type: 'boolean' },
   'no-sandbox': { type: 'boolean' },

@@ -35,6 +35,7 @@ const flagOf: Partial<Record<keyof FieldErrors, string>> = {
   job_cost_budget: '--job-cost-budget',
   agent_timeout_s: '--agent-timeout',
   restart_crashed: '--restart-crashed',
+  on_budget: '--on-budget',
   no_sandbox_confirmed: '--no-sandbox',
   subagent_approvals: '--subagent-approvals',
 }
@@ -56,7 +57,10 @@ function numberFlag(value: string | undefined): number | undefined {
 }
 
 /** The new-job form's input, from the command line; what a flag leaves out is the form's default. */
-export function jobInputFromFlags(values: CliValues, request: { task: string; provider: ProviderId }): Record<keyof NewJob, unknown> {
+export function jobInputFromFlags(
+  values: CliValues,
+  request: { task: string; provider: ProviderId; interactive?: boolean },
+): Record<keyof NewJob, unknown> {
   const defaults = defaultNewJob()
   const noSandbox = values['no-sandbox'] ?? false
   return {
@@ -75,6 +79,8 @@ export function jobInputFromFlags(values: CliValues, request: { task: string; pr
     job_cost_budget: numberFlag(values['job-cost-budget']) ?? null,
     agent_timeout_s: numberFlag(values['agent-timeout']) ?? null,
     restart_crashed: numberFlag(values['restart-crashed']) ?? defaults.restart_crashed,
+    // Without a terminal nobody can raise a cap: the job stops at it, as before (run.ts says so).
+    on_budget: values['on-budget'] ?? (request.interactive ? 'pause' : 'stop'),
     auto_approve: values['auto-approve-subagents'] ?? false,
     // --auto-approve-subagents is the older spelling of --subagent-approvals approve.
     subagent_approvals: values['subagent-approvals'] ?? (values['auto-approve-subagents'] ? 'approve' : undefined),

@@ -8,8 +8,8 @@ export const usage = `Usage:
   arbor run [DIR] --task TEXT [--provider scripted|openai|anthropic|openai_compatible] [--model M]
             [--light-model M] [--base-url URL [--no-key]] [--max-depth N] [--max-children N]
             [--max-spawns-per-turn N] [--max-spawns-per-minute N] [--agent-timeout SECONDS] [--restart-crashed N]
-            [--job-token-budget N] [--job-cost-budget USD] [--allow-network] [--no-sandbox [--yes]]
-            [--subagent-approvals deny|ask|approve] [--warm-pool N] [--db FILE] [--export FILE.jsonl] [--json]
+            [--job-token-budget N] [--job-cost-budget USD] [--on-budget pause|stop] [--allow-network]
+            [--no-sandbox [--yes]] [--subagent-approvals deny|ask|approve] [--warm-pool N] [--db FILE] [--export FILE.jsonl] [--json]
   arbor run [DIR] --continue JOB|last --task TEXT [--job-token-budget N] [--job-cost-budget USD]
             [--warm-pool N] [--db FILE] [--export FILE.jsonl] [--json]
   arbor export --db FILE (--job ID | --last) --out FILE [--format jsonl|otlp]
@@ -33,6 +33,9 @@ terminal; without a terminal it needs --yes, else the job is refused (exit 2).
 run --continue follows up a job that ended: its root goes on from its whole conversation with
 --task TEXT, in the same job and tree, with the job's own settings (only its budgets may be
 raised). JOB is an id or a unique part of it (as for export --job); last is DIR's newest job.
+--on-budget says what a spent budget does: pause (on a terminal: every agent waits, and it asks
+for a new budget, or stop) or stop (every agent ends); without a terminal the default, and the
+only choice, is stop.
 --restart-crashed N (0-${limits.restart_crashed}, default 1): an agent whose process crashes goes on in a
 new one from its history, up to N times; 0: a crash ends it.
 --warm-pool N keeps N agent processes started ahead, each used by one agent only (default 2;

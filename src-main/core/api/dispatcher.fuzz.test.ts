@@ -120,6 +120,10 @@ function validRequests(ids: { project: string; jobId: string; agentId: string })
       { job_id: jobId, agent_id: agentId, text: 'and the edge case', job_token_budget: 50_000 },
     ],
     editSpawn: [{ agent_id: agentId, prompt: 'survey src/ only' }],
+    setBudget: [
+      { job_id: jobId, tokens: 200_000 },
+      { agent_id: agentId, tokens: 20_000, cost_usd: 0.5 },
+    ],
     stopAgent: [
       { agent_id: agentId, mode: 'wrap_up' },
       { agent_id: agentId, mode: 'kill' },

@@ -28,6 +28,7 @@ export const apiMethods = [
   'steerAgent',
   'followUp',
   'editSpawn',
+  'setBudget',
   'exportJob',
   'importTrace',
   'getSettings',

@@ -134,6 +134,8 @@ export interface AgentRuntime {
   steers: Map<string, PendingSteer>
   /** Set once the user asked the agent, or an ancestor, to wrap up. */
   wrapUp: WrapUp | null
+  /** Caps on what this agent and its descendants may spend together (budget.ts); null: none of its own. */
+  branchBudget: { tokens: number | null; cost_usd: number | null } | null
 }
 
 /** The model calls an agent told to wrap up has left to finish in (product.md §4); then it ends `killed`. */
@@ -237,6 +239,7 @@ export function newAgentRuntime(fields: {
     restarts: 0,
     steers: new Map(),
     wrapUp: null,
+    branchBudget: null,
   }
 }
 

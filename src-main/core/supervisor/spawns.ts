@@ -12,6 +12,8 @@ export interface SpawnsOptions {
   /** Adds a granted child to the tree. */
   addAgent(fields: Omit<Parameters<typeof newAgentRuntime>[0], 'now'>): AgentRuntime
   isPaused(job: JobRuntime): boolean
+  /** Why a spawn of `parent` is held now because a budget it is under is spent (budget-pauses.ts); null: it is not. */
+  budgetHold?(parent: AgentRuntime): string | null
   send(agent: AgentRuntime, message: ToAgent): void
   /** Starts a child that may run now: `agent.start`, then its process. */
   launch(agent: AgentRuntime, firstMessage: string): void
@@ -43,6 +45,7 @@ export class Spawns {
     trace.agent(parent, 'subagent.request', spawnData)
     const now = Date.now()
     job.spawnTimes = job.spawnTimes.filter((time) => now - time < 60_000)
+    const budgetHold = this.options.budgetHold?.(parent) ?? null
     const decision = decideSpawn({
       jobActive: job.active,
       overBudget: job.overBudget,
@@ -58,7 +61,7 @@ export class Spawns {
       requestedProfile: request.subagent_type,
       availableProfiles: Object.keys(job.profiles),
       maxDepth: job.settings.max_depth,
-      paused: this.options.isPaused(job),
+      paused: this.options.isPaused(job) || budgetHold !== null,
       runningChildren: runningChildren(parent),
       maxConcurrentChildren: job.settings.max_concurrent_children,
     })
@@ -88,7 +91,7 @@ export class Spawns {
     }
     if (decision.kind === 'hold') {
       child.status = 'held'
-      trace.agent(parent, 'subagent.held', { ...childEventData(child), reason: 'spawning is paused' })
+      trace.agent(parent, 'subagent.held', { ...childEventData(child), reason: budgetHold ?? 'spawning is paused' })
     } else if (decision.kind === 'queue') {
       this.enqueue(child)
     } else {
@@ -100,6 +103,7 @@ export class Spawns {
   releaseHeld(job: JobRuntime): void {
     for (const agent of job.agents.values()) {
       if (agent.status !== 'held' || agent.ended || !agent.parent) continue
+      if (this.options.budgetHold?.(agent.parent)) continue
       if (runningChildren(agent.parent) < job.settings.max_concurrent_children) this.launchChild(agent)
       else this.enqueue(agent)
     }
