@@ -75,6 +75,16 @@ export function printTree(write: (line: string) => void): (notification: ApiNoti
           }
           break
         }
+        case 'control':
+          if (event.data.action === 'set_budget') {
+            const value = event.data.value as { tokens?: number | null; cost_usd?: number | null } | null
+            const caps = [value?.tokens ? `${value.tokens} tokens` : null, value?.cost_usd ? formatCost(value.cost_usd) : null].filter(
+              Boolean,
+            )
+            const whose = event.agent_id ? `${labels.get(event.agent_id) ?? 'agent'}'s branch budget` : "the job's budget"
+            line(event, depth, `$ ${whose} set to ${caps.join(' and ') || 'none'}${event.data.by === 'parent' ? ' by its parent' : ''}`)
+          }
+          break
         case 'agent.wrap_up':
           if (event.data.phase === 'delivered') {
             const label = labels.get(event.agent_id ?? '') ?? 'agent'

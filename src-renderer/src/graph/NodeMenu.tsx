@@ -40,6 +40,8 @@ function runEntry(action: NodeMenuAction, anchor: NodeAnchor): void {
       return state.askKill(agentId)
     case 'editPrompt':
       return state.openPromptEdit(anchor)
+    case 'setBudget':
+      return state.openBudgetEdit(anchor)
     case 'cancelSpawn':
       return void state.cancelSpawn(agentId)
   }

@@ -1,7 +1,7 @@
 import { isLiveStatus, type AgentStatus } from '@core/trace/statuses'
 
 /** What an entry of a node's menu does (NodeMenu.tsx carries it out). */
-export type NodeMenuAction = 'inspect' | 'steer' | 'wrapUp' | 'kill' | 'editPrompt' | 'cancelSpawn' | 'followUp'
+export type NodeMenuAction = 'inspect' | 'steer' | 'wrapUp' | 'kill' | 'editPrompt' | 'cancelSpawn' | 'followUp' | 'setBudget'
 
 export interface NodeMenuEntry {
   action: NodeMenuAction
@@ -23,7 +23,7 @@ const isEnded = (status: AgentStatus): boolean => !isRunning(status) && !isGhost
 
 /**
  * The entries of a node's menu, in order, for its state: every node can be inspected; a running
- * agent can be steered, wrapped up or killed; a spawn that has not started can have its prompt
+ * agent can be steered, given a branch budget, wrapped up or killed; a spawn that has not started can have its prompt
  * edited or be cancelled; an agent that ended can be followed up. A new control is one more line
  * here and one case in NodeMenu.tsx.
  */
@@ -33,6 +33,7 @@ export function nodeMenuEntries({ status, readOnly }: NodeMenuSubject): NodeMenu
   if (isRunning(status)) {
     entries.push(
       { action: 'steer', label: 'Steer…' },
+      { action: 'setBudget', label: 'Set branch budget…' },
       { action: 'wrapUp', label: 'Wrap up' },
       { action: 'kill', label: 'Kill', danger: true },
     )
