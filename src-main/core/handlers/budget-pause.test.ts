@@ -36,6 +36,7 @@ const backgroundTask = (label: string, extra: Record<string, unknown> = {}) => (
   arguments: { description: label, subagent_type: 'general', prompt: `Do: ${label}`, background: true, ...extra },
 })
 
+const restartSeq = (events: TraceEvent[]): number => events.find((event) => event.type === 'agent.restart')?.seq ?? Infinity
 const ofType = (events: TraceEvent[], type: string): TraceEvent[] => events.filter((event) => event.type === type)
 const tokensOf = (usage: { input_tokens: number; output_tokens: number }): number => usage.input_tokens + usage.output_tokens
 /** What the job's model calls recorded so far: its spend as the supervisor counts it. */
@@ -188,5 +189,44 @@ describe('budgets that pause', () => {
       ['start', undefined],
       ['end', 'ended'],
     ])
+  }, 60_000)
+
+  it('a paused agent whose process is killed restarts and pauses again, and goes on once raised', async () => {
+    const rig = makeRig()
+    const jobId = rig.start({ root: [...repeat(10, () => listing(20)), complete('survived')], children: {} }, { job_token_budget: 4000 })
+    await expect.poll(() => statuses(rig.engine, jobId), { timeout: 30_000 }).toEqual({ root: 'paused' })
+    const root = rig.engine.supervisor.rootAgentId(jobId)!
+    process.kill(rig.engine.supervisor.pidOf(root)!, 'SIGKILL')
+    await rig.waitFor((event) => event.type === 'agent.restart')
+    // The dead process's held call is dropped with its wait; the new process asks again and waits again.
+    await rig.waitFor((event) => event.type === 'agent.wait' && event.data.phase === 'start' && event.seq > restartSeq(rig.events))
+    expect(await statuses(rig.engine, jobId)).toEqual({ root: 'paused' })
+    await rig.dispatch('setBudget', { job_id: jobId, tokens: 1_000_000 })
+    await rig.engine.waitForJob(jobId)
+    expect(await statuses(rig.engine, jobId)).toEqual({ root: 'completed' })
+    const waits = ofType(rig.events, 'agent.wait').map((event) => [event.data.phase, event.data.outcome ?? null])
+    expect(waits).toEqual([
+      ['start', null],
+      ['end', 'ended'],
+      ['start', null],
+      ['end', 'raised'],
+    ])
+  }, 60_000)
+
+  it("a follow-up that raises the caps shows them in the job's settings at once, as a set_budget does", async () => {
+    const rig = makeRig()
+    const jobId = rig.start(
+      { root: [...repeat(10, () => listing(10)), complete('first'), complete('second')], children: {} },
+      {
+        job_token_budget: 3000,
+        on_budget: 'stop',
+      },
+    )
+    await rig.engine.waitForJob(jobId)
+    expect((await rig.engine.handlers.getTree({ job_id: jobId })).job.status).toBe('failed')
+    await rig.dispatch('followUp', { job_id: jobId, text: 'go on', job_token_budget: 900_000 })
+    // Before the job ends again: the row's settings (the toolbar's meter after a reload) hold the raise.
+    expect((await rig.engine.handlers.getTree({ job_id: jobId })).job.settings.job_token_budget).toBe(900_000)
+    await rig.engine.waitForJob(jobId)
   }, 60_000)
 })

@@ -89,6 +89,17 @@ export class BudgetPauses {
     this.held.delete(agent)
   }
 
+  /**
+   * The agent's process exited under it (a crash): the call it held was the dead process's, so
+   * it is dropped, and the wait ends; a restarted process asks again, and waits again if it must.
+   */
+  processExited(agent: AgentRuntime): void {
+    if (!this.held.delete(agent)) return
+    if (this.options.waits.reasonOf(agent) === 'job_budget' || this.options.waits.reasonOf(agent) === 'branch_budget') {
+      this.options.waits.end(agent, 'ended')
+    }
+  }
+
   /** Agents told to wrap up go on with their held call: they finish with what they have, over the cap. */
   releaseWrappingUp(): void {
     for (const agent of [...this.held.keys()]) if (agent.wrapUp) this.release(agent, 'ended')

@@ -137,8 +137,9 @@ export class Spawns {
   /** Starts queued children of `parent` while slots are free. */
   pump(parent: AgentRuntime): void {
     const job = parent.job
-    // A parent wrapping up finishes with the children it has: its queued ones never start.
-    if (parent.wrapUp) return
+    // A parent wrapping up finishes with the children it has: its queued ones never start; nor do
+    // they while a budget it is under is spent (they start once it is raised).
+    if (parent.wrapUp || this.options.budgetHold?.(parent)) return
     while (parent.waiting.length > 0 && !this.options.isPaused(job) && job.active) {
       if (runningChildren(parent) >= job.settings.max_concurrent_children) return
       const next = parent.waiting.shift()

@@ -181,7 +181,9 @@ export class Supervisor {
       waits: this.waits,
       replayCall: (agent, callId, call) => this.models.start(agent, callId, call),
       releaseSpawns: (job) => {
-        if (!this.isPaused(job)) this.spawns.releaseHeld(job)
+        if (this.isPaused(job)) return
+        this.spawns.releaseHeld(job)
+        for (const parent of job.agents.values()) if (parent.waiting.length > 0 && !parent.ended) this.spawns.pump(parent)
       },
     })
   }
@@ -582,6 +584,7 @@ export class Supervisor {
 
   private onAgentExit(agent: AgentRuntime, code: number | null, signal: string | null): void {
     this.models.abortAll(agent, 'the agent process ended')
+    this.budgets.processExited(agent)
     if (agent.ended) return
     if (agent.stopping) {
       const { status, reason, summary } = agent.stopping
