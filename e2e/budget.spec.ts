@@ -55,6 +55,8 @@ test('the job pauses at its cap; Raise to… resumes it; a branch pauses at its 
   const dialog = await arbor.fillAgentJob({ task: `${rootMarker}: survey the shop.`, baseUrl: `${model.url}/v1` })
   await dialog.getByTestId('job-field-job_token_budget').fill('5000')
   await expect(dialog.getByTestId('job-field-on_budget')).toHaveValue('pause')
+  await dialog.getByTestId('job-field-on_budget').scrollIntoViewIfNeeded()
+  await arbor.screenshot('budget-new-job')
   await arbor.startFilledJob(dialog)
 
   // More than 5,000 tokens spent (the calls in flight finish): the root and its helper wait, nothing is killed.

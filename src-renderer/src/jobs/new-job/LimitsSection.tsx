@@ -44,7 +44,7 @@ export function LimitsSection(props: { fields: JobFields; prices: PriceTable }) 
       {row(
         'job_token_budget',
         'Job token budget',
-        'Tokens across the whole tree; the job stops when they are spent. Empty: none.',
+        'Tokens across the whole tree; when they are spent the job pauses or stops (below). Empty: none.',
         <Affix suffix="tokens">{textInput('job_token_budget', { inputMode: 'numeric', placeholder: 'none' })}</Affix>,
         { optional: true },
       )}
