@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process'
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { PassThrough } from 'node:stream'
@@ -123,6 +123,30 @@ describe('arbor run without a terminal', () => {
       expect(ends.every((reason) => reason === 'token_budget' || reason === 'cancelled')).toBe(true)
       expect(ends).toContain('token_budget')
       if (flags.length > 0) expect(result.stderr).toContain('--on-budget pause needs a terminal to ask for a new budget on')
+    },
+    60_000,
+  )
+  // `script` gives the CLI a terminal and types the new budget into it: the job pauses, asks, and completes.
+  it.runIf(existsSync('/usr/bin/script'))(
+    'on a terminal pauses at the budget, asks for a new one, and completes with it',
+    async () => {
+      const { project, db } = fixture()
+      const command = [process.execPath, '--import', 'tsx', cli, 'run', project, '--task', "'look around'"]
+        .concat(['--job-token-budget', '1000', '--on-budget', 'pause', '--db', db])
+        .join(' ')
+      const result = await new Promise<{ code: number; stdout: string }>((resolve) => {
+        const child = execFile('/usr/bin/script', ['-qec', command, '/dev/null'], { timeout: 45_000 }, (error, stdout) =>
+          resolve({ code: error ? Number(error.code) : 0, stdout }),
+        )
+        child.stdin?.end('1000000\n')
+      })
+      expect(result.stdout).toMatch(/⏸ paused: the job's token budget \(1,000\) is spent/)
+      expect(result.stdout).toContain('New token budget for the job (now 1,000; empty or "stop": stop the job)')
+      expect(result.stdout).toContain("$ the job's budget set to 1,000,000 tokens")
+      expect(result.code).toBe(0)
+      const { on_budget, ends } = outcome(db)
+      expect(on_budget).toBe('pause')
+      expect(ends.every((reason) => reason === 'completed')).toBe(true)
     },
     60_000,
   )
