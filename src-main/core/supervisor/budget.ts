@@ -104,8 +104,9 @@ export function spentBranch(agent: AgentRuntime): AgentRuntime | null {
 export function budgetGate(agent: AgentRuntime): BudgetGate | null {
   const job = agent.job
   if (agent.wrapUp || job.overBudget || onBudgetOf(job) === 'stop') return null
-  const spend = jobSpend(job)
-  if (spend.share >= 1) return { reason: 'job_budget', message: `the job's ${spentCapText(spend, jobCaps(job))}`, branch: null }
+  // Summed over the job's agents only when it has a cap: a job without one pays nothing per call.
+  const spend = job.settings.job_token_budget !== null || job.settings.job_cost_budget !== null ? jobSpend(job) : null
+  if (spend && spend.share >= 1) return { reason: 'job_budget', message: `the job's ${spentCapText(spend, jobCaps(job))}`, branch: null }
   const branch = spentBranch(agent)
   if (!branch?.branchBudget) return null
   const what = branch === agent ? 'its branch' : `the branch of ${branch.label}`

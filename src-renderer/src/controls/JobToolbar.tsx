@@ -31,8 +31,11 @@ function selectToolbar(state: ArborState) {
     // Changes when an agent ends (terminal reasons), not on every token.
     treeAgents: state.tree.jobId === job?.id ? state.tree.agents : null,
     /** Agents paused at the job's cap: the user is waited for. */
+    // Counted only for a job with a cap: a big tree without one costs nothing here.
     budgetPaused:
-      state.tree.jobId === job?.id ? Object.values(state.tree.agents).filter((agent) => agent.wait?.reason === 'job_budget').length : 0,
+      state.tree.jobId === job?.id && (job?.settings?.job_token_budget || job?.settings?.job_cost_budget)
+        ? Object.values(state.tree.agents).filter((agent) => agent.wait?.reason === 'job_budget').length
+        : 0,
   }
 }
 
