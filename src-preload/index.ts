@@ -51,6 +51,7 @@ const api = {
   followUp: (input) => call('followUp', input),
   resumeJob: (input) => call('resumeJob', input),
   editSpawn: (input) => call('editSpawn', input),
+  setBudget: (input) => call('setBudget', input),
   decideApproval: (input) => call('decideApproval', input),
   exportJob: (input) => call('exportJob', input),
   importTrace: (input) => call('importTrace', input),

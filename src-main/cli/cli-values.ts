@@ -22,6 +22,7 @@ export const options = {
   'max-spawns-per-minute': { type: 'string' },
   'restart-crashed': { type: 'string' },
   'max-agents': { type: 'string' },
+  'on-budget': { type: 'string' },
   'allow-network': { type: 'boolean' },
   'no-key': { type: 'boolean' },
   'no-sandbox': { type: 'boolean' },

@@ -36,6 +36,7 @@ const flagOf: Partial<Record<keyof FieldErrors, string>> = {
   agent_timeout_s: '--agent-timeout',
   restart_crashed: '--restart-crashed',
   max_agents: '--max-agents',
+  on_budget: '--on-budget',
   no_sandbox_confirmed: '--no-sandbox',
   subagent_approvals: '--subagent-approvals',
 }
@@ -57,7 +58,10 @@ function numberFlag(value: string | undefined): number | undefined {
 }
 
 /** The new-job form's input, from the command line; what a flag leaves out is the form's default. */
-export function jobInputFromFlags(values: CliValues, request: { task: string; provider: ProviderId }): Record<keyof NewJob, unknown> {
+export function jobInputFromFlags(
+  values: CliValues,
+  request: { task: string; provider: ProviderId; interactive?: boolean },
+): Record<keyof NewJob, unknown> {
   const defaults = defaultNewJob()
   const noSandbox = values['no-sandbox'] ?? false
   return {
@@ -77,6 +81,8 @@ export function jobInputFromFlags(values: CliValues, request: { task: string; pr
     agent_timeout_s: numberFlag(values['agent-timeout']) ?? null,
     restart_crashed: numberFlag(values['restart-crashed']) ?? defaults.restart_crashed,
     max_agents: numberFlag(values['max-agents']) ?? defaults.max_agents,
+    // Without a terminal nobody can raise a cap: the job stops at it, as before (run.ts says so).
+    on_budget: values['on-budget'] ?? (request.interactive ? 'pause' : 'stop'),
     auto_approve: values['auto-approve-subagents'] ?? false,
     // --auto-approve-subagents is the older spelling of --subagent-approvals approve.
     subagent_approvals: values['subagent-approvals'] ?? (values['auto-approve-subagents'] ? 'approve' : undefined),

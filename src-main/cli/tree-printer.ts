@@ -1,5 +1,6 @@
 import type { ApiNotification } from '../core/api/contract'
 import type { EventData, TraceEvent } from '../core/trace/events'
+import { groupDigits } from '../core/digits'
 import { jobOutcome } from '../core/trace/statuses'
 
 /** Prints the tree as it grows: one line per agent start, spawn decision and end. */
@@ -93,6 +94,15 @@ export function printTree(write: (line: string) => void): (notification: ApiNoti
         }
         case 'control':
           if (event.data.action === 'resume_job') write(`job ${event.job_id} resumed after it was interrupted`)
+          if (event.data.action === 'set_budget') {
+            const value = event.data.value as { tokens?: number | null; cost_usd?: number | null } | null
+            const caps = [
+              value?.tokens ? `${groupDigits(value.tokens)} tokens` : null,
+              value?.cost_usd ? formatCost(value.cost_usd) : null,
+            ].filter(Boolean)
+            const whose = event.agent_id ? `${labels.get(event.agent_id) ?? 'agent'}'s branch budget` : "the job's budget"
+            line(event, depth, `$ ${whose} set to ${caps.join(' and ') || 'none'}${event.data.by === 'parent' ? ' by its parent' : ''}`)
+          }
           break
         case 'agent.wrap_up':
           if (event.data.phase === 'delivered') {

@@ -9,8 +9,8 @@ export const usage = `Usage:
             [--light-model M] [--base-url URL [--no-key]] [--max-depth N] [--max-children N]
             [--max-spawns-per-turn N] [--max-spawns-per-minute N] [--agent-timeout SECONDS] [--restart-crashed N]
             [--max-agents N]
-            [--job-token-budget N] [--job-cost-budget USD] [--allow-network] [--no-sandbox [--yes]]
-            [--subagent-approvals deny|ask|approve] [--warm-pool N] [--db FILE] [--export FILE.jsonl] [--json]
+            [--job-token-budget N] [--job-cost-budget USD] [--on-budget pause|stop] [--allow-network]
+            [--no-sandbox [--yes]] [--subagent-approvals deny|ask|approve] [--warm-pool N] [--db FILE] [--export FILE.jsonl] [--json]
   arbor run [DIR] --continue JOB|last --task TEXT [--job-token-budget N] [--job-cost-budget USD]
             [--warm-pool N] [--db FILE] [--export FILE.jsonl] [--json]
   arbor resume [--db FILE] (--job ID | --last) [--warm-pool N] [--export FILE.jsonl] [--json]
@@ -39,6 +39,9 @@ resume goes on with a job that was interrupted (Arbor quit, crashed or was kille
 the agents that were running continue from their histories, held and queued spawns wait again,
 finished agents are not run again; output and exit codes as for run. --last is the database's
 newest job; a job that is not interrupted, or that another running Arbor resumed, is refused (exit 2).
+--on-budget says what a spent budget does: pause (on a terminal: every agent waits, and it asks
+for a new budget, or stop) or stop (every agent ends); without a terminal the default, and the
+only choice, is stop.
 --restart-crashed N (0-${limits.restart_crashed}, default 1): an agent whose process crashes goes on in a
 new one from its history, up to N times; 0: a crash ends it.
 --max-agents N (0-${groupDigits(limits.max_agents)}, default ${defaultMaxAgents}): subagents the job may spawn, the root not

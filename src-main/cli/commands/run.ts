@@ -8,6 +8,7 @@ import type { Engine } from '../../core/engine'
 import type { PriceTable } from '../../core/providers/pricing'
 import type { AgentNode, Job, ScriptPlan } from '../../core/trace/model'
 import { answerApprovals } from '../approvals'
+import { askForBudgets, stopAtBudgets } from '../budget-prompt'
 import { checkJobFlags, confirmNoSandbox, isProvider, jobInputFromFlags } from '../job-options'
 import type { CliValues } from '../cli-values'
 import { formatCost, printTree } from '../tree-printer'
@@ -51,10 +52,15 @@ async function runPlanned(projectDir: string, values: CliValues, planned: Planne
   const loadedProfiles = engine.profilesFor(projectDir)
   let newJob: NewJob
   try {
-    newJob = await checkedJob(engine, values, planned, { loadedProfiles, dbFile })
+    newJob = await checkedJob(engine, values, { ...planned, interactive }, { loadedProfiles, dbFile })
   } catch (error) {
     await engine.close()
     throw error
+  }
+  if (newJob.on_budget === 'pause' && !interactive) {
+    // Nobody to ask for a new cap: said once, and the job stops at its cap as it always did.
+    console.error('arbor: --on-budget pause needs a terminal to ask for a new budget on; without one, the job stops at its budget')
+    newJob = { ...newJob, on_budget: 'stop' }
   }
   const settings = jobSettingsOf(newJob, await planned.script?.(newJob.task))
   // With --json, stdout carries the one outcome object; the live tree and notices go to stderr.
@@ -68,6 +74,7 @@ async function runPlanned(projectDir: string, values: CliValues, planned: Planne
     subagentApprovals = 'deny'
   }
   engine.subscribe(answerApprovals(engine.supervisor, interactive))
+  if (newJob.on_budget === 'pause') engine.subscribe(askForBudgets(engine.supervisor, () => running.jobId))
   // Load errors are trace events (printed with the tree); warnings only go to the terminal.
   for (const warning of loadedProfiles.warnings) console.error(`arbor: profile ${warning.file}: ${warning.message}`)
   const started = Date.now()
@@ -100,6 +107,7 @@ const newJobOnlyFlags = [
   'no-sandbox',
   'auto-approve-subagents',
   'subagent-approvals',
+  'on-budget',
 ] as const
 
 /**
@@ -130,6 +138,10 @@ async function continueJob(projectDir: string, values: CliValues): Promise<numbe
     jobId = await continuedJobId(engine, dbFile, values.continue!)
     engine.subscribe(printTree(say))
     engine.subscribe(answerApprovals(engine.supervisor, interactive))
+    // A job that pauses at its budget asks for a new one on a terminal; without one it would wait for nobody.
+    engine.subscribe(
+      interactive ? askForBudgets(engine.supervisor, () => running.jobId) : stopAtBudgets(engine.supervisor, () => running.jobId),
+    )
     await engine.handlers.followUp({ job_id: jobId, text: values.task, ...budgets })
     running.jobId = jobId
   } catch (error) {
@@ -215,7 +227,7 @@ export function wrapUpJob(engine: Engine, jobId: string): boolean {
 async function checkedJob(
   engine: Engine,
   values: CliValues,
-  planned: PlannedJob,
+  planned: PlannedJob & { interactive: boolean },
   context: { loadedProfiles: LoadedProfiles; dbFile: string },
 ): Promise<NewJob> {
   const prices = priceTable((await engine.handlers.getSettings({})).prices)

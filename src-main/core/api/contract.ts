@@ -141,6 +141,22 @@ export const apiContract = {
    */
   resumeJob: z.object({ job_id: id }).strict(),
   /**
+   * New caps for a running job (`job_id`) or for the branch under one of its agents (`agent_id`):
+   * `tokens` and/or `cost_usd`, null takes a cap away. Agents paused at a cap that is no longer
+   * spent go on. Refused (conflict) for a cap not above what is spent, and for a branch cap that
+   * would let the branch spend more than the job has left.
+   */
+  setBudget: z
+    .object({
+      job_id: id.optional(),
+      agent_id: id.optional(),
+      tokens: newJobSchema.shape.job_token_budget.optional(),
+      cost_usd: newJobSchema.shape.job_cost_budget.optional(),
+    })
+    .strict()
+    .refine((input) => (input.job_id === undefined) !== (input.agent_id === undefined), 'name a job_id or an agent_id (one of them)')
+    .refine((input) => input.tokens !== undefined || input.cost_usd !== undefined, 'give tokens, cost_usd or both'),
+  /**
    * A new prompt for a held or queued spawn, in place of the one its parent wrote: the child starts
    * with it. A spawn that has started, or ended, refuses it (conflict).
    */
@@ -406,6 +422,8 @@ export interface ApiOutputs {
   followUp: { job_id: string; agent_id: string }
   /** `agent_ids`: the agents that go on (running again, or held or queued again). */
   resumeJob: { job_id: string; agent_ids: string[] }
+  /** The caps as they now are (null: none); `agent_id` null for the job's own. */
+  setBudget: { job_id: string; agent_id: string | null; tokens: number | null; cost_usd: number | null }
   /** `prompt`: the prompt the child will start with, as recorded (redacted). */
   editSpawn: { agent_id: string; prompt: string }
   /** `path` is null when the user dismissed a save dialog. */

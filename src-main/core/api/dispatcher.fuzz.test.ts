@@ -123,6 +123,10 @@ function validRequests(ids: { project: string; jobId: string; agentId: string })
     ],
     resumeJob: [{ job_id: jobId }],
     editSpawn: [{ agent_id: agentId, prompt: 'survey src/ only' }],
+    setBudget: [
+      { job_id: jobId, tokens: 200_000 },
+      { agent_id: agentId, tokens: 20_000, cost_usd: 0.5 },
+    ],
     stopAgent: [
       { agent_id: agentId, mode: 'wrap_up' },
       { agent_id: agentId, mode: 'kill' },

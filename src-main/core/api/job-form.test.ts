@@ -91,6 +91,7 @@ describe('jobSettingsOf', () => {
         max_spawns_per_minute: 0,
         restart_crashed: 2,
         max_agents: 50,
+        on_budget: 'stop',
       }),
     )
     expect(jobSettingsOf(parsed)).toEqual({
@@ -108,6 +109,7 @@ describe('jobSettingsOf', () => {
       max_spawns_per_minute: 0,
       restart_crashed: 2,
       max_agents: 50,
+      on_budget: 'stop',
       allow_network: true,
       no_sandbox: true,
     })

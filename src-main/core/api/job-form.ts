@@ -1,7 +1,14 @@
 import { z } from 'zod'
 import { priceFor, type PriceTable } from '../providers/pricing'
 import { groupDigits } from '../digits'
-import { defaultMaxAgents, defaultRestartCrashed, defaultSettings, spawnGuardDefaults, type JobSettings } from '../trace/model'
+import {
+  defaultMaxAgents,
+  defaultOnBudget,
+  defaultRestartCrashed,
+  defaultSettings,
+  spawnGuardDefaults,
+  type JobSettings,
+} from '../trace/model'
 import { newJobLimits } from './job-limits'
 import { subagentApprovalsSchema, type SubagentApprovals } from '../trace/statuses'
 
@@ -98,6 +105,8 @@ export const newJobSchema = z
     restart_crashed: countOrOff(newJobLimits.restart_crashed).default(defaultRestartCrashed),
     /** Subagents the job may spawn, the root not counted; past it a spawn waits for the user. 0: no cap. */
     max_agents: countOrOff(newJobLimits.max_agents).default(defaultMaxAgents),
+    /** A cap reached pauses every agent until it is raised (the app's default), or stops them. */
+    on_budget: z.enum(['pause', 'stop']).default(defaultOnBudget),
     /** The older switch: true approves subagents' risky commands; subagent_approvals, when given, says it all. */
     auto_approve: z.boolean(),
     /** Subagents' risky commands: denied, asked of the user (as the root's are), or approved. */
@@ -154,6 +163,7 @@ export const defaultNewJob = (): NewJob => ({
   ...spawnGuardDefaults,
   restart_crashed: defaultRestartCrashed,
   max_agents: defaultMaxAgents,
+  on_budget: defaultOnBudget,
   auto_approve: false,
   subagent_approvals: 'deny',
   spawn_paused: false,
@@ -189,6 +199,7 @@ export function jobSettingsOf(job: NewJob, script?: JobSettings['script']): JobS
     max_spawns_per_minute: job.max_spawns_per_minute,
     restart_crashed: job.restart_crashed,
     max_agents: job.max_agents,
+    on_budget: job.on_budget,
     allow_network: job.allow_network,
     no_sandbox: job.no_sandbox,
     ...(script ? { script } : {}),

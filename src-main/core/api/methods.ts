@@ -31,6 +31,7 @@ export const apiMethods = [
   'followUp',
   'resumeJob',
   'editSpawn',
+  'setBudget',
   'exportJob',
   'importTrace',
   'getSettings',

@@ -15,6 +15,7 @@ import { defaultSettings, type Job } from '../trace/model'
 import { SteerRefused, StopRefused } from '../supervisor/agent-messages'
 import { FollowUpRefused } from '../supervisor/follow-ups'
 import { SpawnEditRefused } from '../supervisor/spawns'
+import { BudgetRefused } from '../supervisor/budget-pauses'
 import { isFinishedStatus } from '../trace/events'
 import { providerSources, requireJob, requireLiveJob, requireProject, type EngineContext } from './context'
 
@@ -38,6 +39,7 @@ type JobHandlers = Pick<
   | 'followUp'
   | 'resumeJob'
   | 'editSpawn'
+  | 'setBudget'
   | 'exportJob'
   | 'importTrace'
 >
@@ -213,6 +215,24 @@ export function jobHandlers(context: EngineContext): JobHandlers {
         if (!(error instanceof SpawnEditRefused)) throw error
         // Stored but not in this process's tree: it ended, or its job was interrupted.
         throw conflict(error.code === 'not_found' ? `agent ${agent.label} is ${agent.status}: it will not start from here` : error.message)
+      }
+    },
+    setBudget: async ({ job_id, agent_id, tokens, cost_usd }) => {
+      const agent = agent_id === undefined ? null : getAgent(db, agent_id)
+      if (agent_id !== undefined && !agent) throw notFound(`agent ${agent_id}`)
+      const jobId = agent?.job_id ?? (job_id as string)
+      requireControllableJob(context, jobId)
+      const change = { ...(tokens !== undefined ? { tokens } : {}), ...(cost_usd !== undefined ? { cost_usd } : {}) }
+      try {
+        const { caps } = supervisor.setBudget(agent ? { agentId: agent.id } : { jobId }, change)
+        writer.flush()
+        return { job_id: jobId, agent_id: agent?.id ?? null, ...caps }
+      } catch (error) {
+        if (!(error instanceof BudgetRefused)) throw error
+        // Stored but not in this process: it ended, or its job was interrupted.
+        throw conflict(
+          error.code === 'not_found' ? `${agent ? `agent ${agent.label}` : `job ${jobId}`} is not running in this process` : error.message,
+        )
       }
     },
     revokeApprovedCommand: async ({ job_id, command }) => {

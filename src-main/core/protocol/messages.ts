@@ -106,6 +106,8 @@ export const taskRequestSchema = z.object({
   context: z.record(z.string(), z.unknown()).optional(),
   /** Return at once; the child's envelope comes later as `background_end`. */
   background: z.boolean().optional(),
+  /** A token cap on the child's branch (it and its descendants), clamped to what the job has left. */
+  budget_tokens: z.number().int().positive().optional(),
 })
 export type TaskRequest = z.infer<typeof taskRequestSchema>
 

@@ -1,7 +1,7 @@
 import type { Statement } from 'better-sqlite3'
 import type { TraceEvent } from '../trace/events'
 import type { AgentNode } from '../trace/model'
-import { agentProgressKeys, changesJob, createsAgent, reduceAgents, reduceJob, updateAgent } from '../trace/projection'
+import { agentProgressKeys, changesJob, createsAgent, jobBudgetsSetBy, reduceAgents, reduceJob, updateAgent } from '../trace/projection'
 import type { SqliteDatabase } from './database'
 import {
   agentColumns,
@@ -55,6 +55,8 @@ export class BatchProjector {
   private readonly updateAgentProgress: Statement<unknown[]>
   private readonly selectJob: Statement<[string], JobProgressRow>
   private readonly updateJob: Statement<[JobProgressRow]>
+  /** One cap of a job's settings (written once by createJob otherwise): a `set_budget` or a follow-up raised it. */
+  private readonly setJobSetting: Statement<[string, string, string]>
 
   constructor(db: SqliteDatabase) {
     this.selectAgent = db.prepare(`SELECT ${agentColumns} FROM agents WHERE id = ?`)
@@ -65,6 +67,7 @@ export class BatchProjector {
     this.updateAgentProgress = db.prepare(`UPDATE agents SET ${agentProgressKeys.map((name) => `${name} = ?`).join(', ')} WHERE id = ?`)
     this.selectJob = db.prepare(`SELECT ${jobProgressColumns} FROM jobs WHERE id = ?`)
     this.updateJob = db.prepare(`UPDATE jobs SET ${mutableJobColumns.map((name) => `${name} = @${name}`).join(', ')} WHERE id = @id`)
+    this.setJobSetting = db.prepare('UPDATE jobs SET settings = json_set(settings, ?, json(?)) WHERE id = ?')
   }
 
   apply(event: TraceEvent): void {
@@ -82,6 +85,9 @@ export class BatchProjector {
       }
     }
     if (!changesJob(event)) return
+    for (const [key, value] of Object.entries(jobBudgetsSetBy(event) ?? {})) {
+      this.setJobSetting.run(`$.${key}`, JSON.stringify(value), event.job_id)
+    }
     const job = this.getJob(event.job_id)
     if (!job) return
     const next = reduceJob(job, event)

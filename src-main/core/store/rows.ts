@@ -1,5 +1,13 @@
 import type { AgentStatus, JobStatus, TerminalReason, TraceEvent } from '../trace/events'
-import { subagentApprovalsOf, type AgentNode, type AgentWait, type Job, type JobProgress, type JobSettings } from '../trace/model'
+import {
+  subagentApprovalsOf,
+  type AgentNode,
+  type AgentWait,
+  type BranchBudget,
+  type Job,
+  type JobProgress,
+  type JobSettings,
+} from '../trace/model'
 import type { SubagentApprovals } from '../trace/statuses'
 
 export type { JobProgress }
@@ -54,6 +62,7 @@ export interface AgentRow {
   last_event_at: string
   background: number
   wait: string | null
+  branch_budget: string | null
 }
 
 export interface EventRow {
@@ -164,6 +173,7 @@ export const agentFromRow = (row: AgentRow): AgentNode => ({
   // Only background children carry the flag, so every other node reads as it did before.
   ...(row.background === 1 ? { background: true } : {}),
   ...(row.wait ? { wait: JSON.parse(row.wait) as AgentWait } : {}),
+  ...(row.branch_budget ? { branch_budget: JSON.parse(row.branch_budget) as BranchBudget } : {}),
 })
 
 export const agentToRow = (agent: AgentNode): AgentRow => ({
@@ -171,6 +181,7 @@ export const agentToRow = (agent: AgentNode): AgentRow => ({
   usage: JSON.stringify(agent.usage),
   background: agent.background ? 1 : 0,
   wait: agent.wait ? JSON.stringify(agent.wait) : null,
+  branch_budget: agent.branch_budget ? JSON.stringify(agent.branch_budget) : null,
 })
 
 /** A stored event: its data was checked when it was recorded (typed) or imported (parsed), so it is trusted here. */
@@ -202,5 +213,5 @@ export const jobProgressColumns = jobProgressKeys.join(', ')
 export const jobOwnerColumns = 'owner_token, owner_pid, owner_host, heartbeat_at'
 export const agentColumns =
   'id, job_id, parent_id, depth, label, profile, model, task, status, terminal_reason, current_tool, steps, ' +
-  'max_steps, total_token_budget, usage, cost_usd, created_at, started_at, ended_at, last_event_at, background, wait'
+  'max_steps, total_token_budget, usage, cost_usd, created_at, started_at, ended_at, last_event_at, background, wait, branch_budget'
 export const eventColumns = 'seq, job_id, agent_id, parent_id, depth, type, ts, data'

@@ -83,18 +83,20 @@ async function runRealJobs(): Promise<string[]> {
   await engine.waitForJob(first)
 
   // Spawning paused (the child is held, then released), and a token cap: warned at 80 %, then
-  // every agent stopped.
+  // the lister paused at it (agent.wait) until the cap is raised (a control set_budget).
   const listing = { delay_ms: 50, tool_calls: [{ name: 'list_files', arguments: { path: '.' } }] }
   const second = start(
     {
-      root: [{ tool_calls: [taskCall('Lister')] }, complete('never reached')],
-      children: { Lister: Array.from({ length: 40 }, () => listing) },
+      root: [{ tool_calls: [taskCall('Lister')] }, complete('listed')],
+      children: { Lister: [...Array.from({ length: 12 }, () => listing), complete('listed')] },
     },
     { job_token_budget: 8000 },
     true,
   )
   await rig.waitFor((event) => event.type === 'subagent.held')
   await engine.handlers.setSpawnPaused({ job_id: second, paused: false })
+  await rig.waitFor((event) => event.type === 'agent.wait' && event.job_id === second)
+  await engine.handlers.setBudget({ job_id: second, tokens: 1_000_000 })
   await engine.waitForJob(second)
 
   // The user wraps the root up while its command runs (agent.wrap_up, requested then delivered).
@@ -170,9 +172,7 @@ describe('docs/trace.schema.json', () => {
       const withoutExportTime = (text: string) => text.replace(/"exported_at":"[^"]*"/, '')
       expect(reexported.map(withoutExportTime)).toEqual(lines.map(withoutExportTime))
     }
-    // TODO(issue 21): `agent.wait` comes with budgets that pause and rate limits that wait; the
-    // first of them to land makes a real job here emit it and removes this exception.
-    expect([...seen].sort()).toEqual(eventTypes.filter((type) => type !== 'agent.wait').sort())
+    expect([...seen].sort()).toEqual([...eventTypes].sort())
   }, 90_000)
 
   it('rejects lines with missing keys, wrong types or unknown event types, saying where', () => {

@@ -59,6 +59,8 @@ export function rehydrateJob(
     agent.costUsd = node.cost_usd
     agent.steps = node.steps
     agent.model = node.model
+    // A branch budget goes on holding the branch, as the job's caps do (its settings).
+    agent.branchBudget = node.branch_budget ?? null
     job.agents.set(agent.id, agent)
     byId.set(agent.id, agent)
     parent?.children.push(agent)

@@ -153,6 +153,8 @@ export interface AgentRuntime {
   userRestarts: number
   /** A held spawn past a job limit: it waits for the user to allow or cancel it (resuming spawning does not start it). */
   heldBy: { limit: HoldingLimit; reason: string } | null
+  /** Caps on what this agent and its descendants may spend together (budget.ts); null: none of its own. */
+  branchBudget: { tokens: number | null; cost_usd: number | null } | null
 }
 
 /** The model calls an agent told to wrap up has left to finish in (product.md §4); then it ends `killed`. */
@@ -261,6 +263,7 @@ export function newAgentRuntime(fields: {
     unresponsive: false,
     restartRequested: false,
     userRestarts: 0,
+    branchBudget: null,
   }
 }
 

@@ -373,6 +373,7 @@ describe('budgets that hold', () => {
           base_url: `${server.url}/v1`,
           max_concurrent_children: 2,
           job_token_budget: 8_000,
+          on_budget: 'stop',
         }),
       })
       await rig.engine.waitForJob(jobId)

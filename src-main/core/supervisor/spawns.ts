@@ -12,6 +12,8 @@ export interface SpawnsOptions {
   /** Adds a granted child to the tree. */
   addAgent(fields: Omit<Parameters<typeof newAgentRuntime>[0], 'now'>): AgentRuntime
   isPaused(job: JobRuntime): boolean
+  /** Why a spawn of `parent` is held now because a budget it is under is spent (budget-pauses.ts); null: it is not. */
+  budgetHold?(parent: AgentRuntime): string | null
   send(agent: AgentRuntime, message: ToAgent): void
   /** Starts a child that may run now: `agent.start`, then its process. */
   launch(agent: AgentRuntime, firstMessage: string): void
@@ -49,6 +51,7 @@ export class Spawns {
     trace.agent(parent, 'subagent.request', spawnData)
     const now = Date.now()
     job.spawnTimes = job.spawnTimes.filter((time) => now - time < 60_000)
+    const budgetHold = this.options.budgetHold?.(parent) ?? null
     const decision = decideSpawn({
       jobActive: job.active,
       overBudget: job.overBudget,
@@ -64,7 +67,7 @@ export class Spawns {
       requestedProfile: request.subagent_type,
       availableProfiles: Object.keys(job.profiles),
       maxDepth: job.settings.max_depth,
-      paused: this.options.isPaused(job),
+      paused: this.options.isPaused(job) || budgetHold !== null,
       runningChildren: runningChildren(parent),
       maxConcurrentChildren: job.settings.max_concurrent_children,
       agentsInJob: this.spawnedIn(job),
@@ -102,7 +105,7 @@ export class Spawns {
       child.heldBy = heldBy
       trace.agent(parent, 'subagent.held', {
         ...childEventData(child),
-        reason: decision.reason,
+        reason: budgetHold ?? decision.reason,
         ...(heldBy ? { limit: heldBy.limit } : {}),
       })
       if (heldBy && !request.background) this.options.userWait(parent, true)
@@ -117,6 +120,7 @@ export class Spawns {
   releaseHeld(job: JobRuntime): void {
     for (const agent of job.agents.values()) {
       if (agent.status !== 'held' || agent.ended || !agent.parent || agent.heldBy) continue
+      if (this.options.budgetHold?.(agent.parent)) continue
       this.startOrQueue(agent)
     }
   }
@@ -190,8 +194,9 @@ export class Spawns {
   /** Starts queued children of `parent` while slots are free. */
   pump(parent: AgentRuntime): void {
     const job = parent.job
-    // A parent wrapping up finishes with the children it has: its queued ones never start.
-    if (parent.wrapUp) return
+    // A parent wrapping up finishes with the children it has: its queued ones never start; nor do
+    // they while a budget it is under is spent (they start once it is raised).
+    if (parent.wrapUp || this.options.budgetHold?.(parent)) return
     while (parent.waiting.length > 0 && !this.options.isPaused(job) && job.active) {
       if (runningChildren(parent) >= job.settings.max_concurrent_children) return
       const next = parent.waiting.shift()

@@ -38,7 +38,7 @@ describe('supervisor with real agent processes', () => {
     ])
   })
 
-  it('warns once at 80% of the job token budget, then stops every live agent with token_budget at 100%', async () => {
+  it('warns once at 80% of the job token budget, then (on_budget stop) stops every live agent with token_budget at 100%', async () => {
     rig = createTestRig()
     // The scripted model counts its prompt: about 1,500 tokens for the root's first call, about 700
     // for each of the child's, so 6,000 is passed while the child works and the root waits for it.
@@ -48,7 +48,7 @@ describe('supervisor with real agent processes', () => {
         root: [{ tool_calls: [taskCall('Slow survey')] }, ...Array.from({ length: 20 }, () => listing), complete('never reached')],
         children: { 'Slow survey': Array.from({ length: 20 }, () => listing) },
       },
-      { job_token_budget: 6000 },
+      { job_token_budget: 6000, on_budget: 'stop' },
     )
     await rig.engine.waitForJob(jobId)
     const warnings = ofType(rig.events, 'budget.warning')

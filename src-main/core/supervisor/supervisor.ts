@@ -16,7 +16,8 @@ import { agentInit, modelFor, projectInstructionsData, providerConfig } from './
 import { AgentProcesses, type AgentMessage } from './agent-processes'
 import { ApprovalDesk, type DecisionOptions, type PendingApprovalView } from './approvals'
 import { WallClock } from './wall-clock'
-import { budgetStep, jobUsage } from './budget'
+import { budgetStep, jobUsage, onBudgetOf, spentBranch } from './budget'
+import { BudgetPauses, BudgetRefused, type CapsChange, type SpentCap } from './budget-pauses'
 import { ModelCalls, type CallRecord } from './model-calls'
 import type { ProcessHost } from './process-host'
 import { renderFirstMessage } from './request'
@@ -115,6 +116,7 @@ export class Supervisor {
   private readonly messages: AgentMessages
   private readonly waits: AgentWaits
   private readonly health: AgentHealth
+  private readonly budgets: BudgetPauses
 
   constructor(private readonly options: SupervisorOptions) {
     this.now = options.now ?? (() => new Date())
@@ -159,6 +161,7 @@ export class Supervisor {
       now: this.now,
       addAgent: (fields) => this.addAgent(fields),
       isPaused: (job) => this.isPaused(job),
+      budgetHold: (parent) => this.budgets.spawnHold(parent),
       send: (agent, message) => this.send(agent, message),
       launch: (agent, firstMessage) => this.launch(agent, firstMessage),
       userDecides: options.userDecidesSpawns ?? true,
@@ -209,6 +212,16 @@ export class Supervisor {
       onCallEnd: (agent, record) => this.recordCall(agent, record),
       redact: (agent, text) => agent.job.redactor.redact(text),
       now: () => Date.now(),
+    })
+    this.budgets = new BudgetPauses({
+      trace: this.trace,
+      waits: this.waits,
+      replayCall: (agent, callId, call) => this.models.start(agent, callId, call),
+      releaseSpawns: (job) => {
+        if (this.isPaused(job)) return
+        this.spawns.releaseHeld(job)
+        for (const parent of job.agents.values()) if (parent.waiting.length > 0 && !parent.ended) this.spawns.pump(parent)
+      },
     })
   }
 
@@ -381,7 +394,52 @@ export class Supervisor {
    * `wrapped_up`. An agent already wrapping up is left as it is (`already`).
    */
   wrapUp(agentId: string): WrapUpResult {
-    return this.messages.wrapUp(agentId)
+    const result = this.messages.wrapUp(agentId)
+    // A paused agent goes on to finish: its held call is made, and its wrap-up comes before the next.
+    this.budgets.releaseWrappingUp()
+    return result
+  }
+
+  /**
+   * New token and/or cost caps for a job (`jobId`) or for the branch under an agent (`agentId`):
+   * a key left out keeps its cap, null takes it away. Refused (BudgetRefused) for a job or agent
+   * not running here, a cap not above what is spent, or a branch cap that would let it spend more
+   * than the job has left. Agents paused under a cap that is no longer spent go on.
+   */
+  setBudget(
+    target: { jobId: string } | { agentId: string },
+    change: CapsChange,
+  ): { caps: { tokens: number | null; cost_usd: number | null } } {
+    if ('jobId' in target) {
+      const job = this.jobs.get(target.jobId)
+      if (!job) throw new BudgetRefused('not_found', `no job ${target.jobId} running in this process`)
+      if (job.ended) throw new BudgetRefused('conflict', `job ${job.id} has ended: raise its budget with a follow-up`)
+      return { caps: this.budgets.setJob(job, change) }
+    }
+    const agent = this.agents.get(target.agentId)
+    if (!agent) throw new BudgetRefused('not_found', `no agent ${target.agentId} running in this process`)
+    return { caps: this.budgets.setBranch(agent, change) }
+  }
+
+  /** The caps the job's paused agents wait at (the job's, a branch's), for a terminal to ask about. */
+  spentCaps(jobId: string): SpentCap[] {
+    const job = this.jobs.get(jobId)
+    return job ? this.budgets.spentCaps(job) : []
+  }
+
+  /**
+   * The user chose to stop at a spent cap rather than raise it: the job's (`agentId` null) or a
+   * branch's live agents end with `token_budget`, and its held and queued spawns are cancelled.
+   */
+  stopAtBudget(jobId: string, agentId: string | null = null): void {
+    const job = this.jobs.get(jobId)
+    if (!job || job.ended) return
+    if (agentId === null) {
+      job.overBudget = true
+      return this.stopForBudget(job)
+    }
+    const branch = this.agents.get(agentId)
+    if (branch?.job === job) this.stopForBudget(job, subtreePostOrder(branch), 'its branch')
   }
 
   /**
@@ -498,6 +556,8 @@ export class Supervisor {
     agent.status = 'running'
     agent.model = modelFor(agent)
     if (!resume) this.recordStart(agent)
+    const budgetTokens = agent.request?.budget_tokens
+    if (!resume && budgetTokens !== undefined) this.budgets.setByParent(agent, budgetTokens)
     // A restart after a crash goes on with the run it was: its start time and its wall clock stand.
     const restart = resume?.restart === true
     if (!restart) agent.startedAt = Date.now()
@@ -536,6 +596,7 @@ export class Supervisor {
       case 'model_call':
         agent.spawnsThisTurn = 0
         if (this.messages.wrapUpSpent(agent)) return
+        if (this.budgets.holdCall(agent, message.call_id, message)) return
         this.models.start(agent, message.call_id, message)
         return
       case 'model_cancel':
@@ -593,7 +654,7 @@ export class Supervisor {
       this.stopForBudget(job)
       return
     }
-    this.checkBudget(job)
+    this.checkBudget(job, agent)
   }
 
   /** Why a model call may not start now; null when it may. */
@@ -620,6 +681,7 @@ export class Supervisor {
     this.health.gone(agent)
     const restartRequested = agent.restartRequested
     agent.restartRequested = false
+    this.budgets.processExited(agent)
     if (agent.ended) return
     if (restartRequested && !agent.stopping) {
       if (this.followUps.restartCrashed(agent, { code, signal }, 'user')) return
@@ -665,6 +727,7 @@ export class Supervisor {
     // Asked to end, it has nothing left to approve: a late answer to its dialog must not be recorded.
     this.approvals.denyAllFor(agent, status === 'killed' ? 'user' : 'auto_deny', `the agent ended (${reason})`)
     agent.stopping = { status, reason, ...(summary ? { summary } : {}) }
+    this.budgets.drop(agent)
     this.models.abortAll(agent, reason)
     this.processes.stop(agent)
   }
@@ -676,6 +739,7 @@ export class Supervisor {
     agent.status = ending.status
     agent.clock?.stop()
     this.spawns.heldByLimitEnded(agent)
+    this.budgets.drop(agent)
     this.messages.agentEnded(agent, ending.terminalReason)
     this.approvals.denyAllFor(agent, ending.status === 'killed' ? 'user' : 'auto_deny', `the agent ended (${ending.terminalReason})`)
     const now = Date.now()
@@ -735,10 +799,13 @@ export class Supervisor {
     for (const listener of this.jobEndListeners) listener(job.id)
   }
 
-  private checkBudget(job: JobRuntime): void {
+  private checkBudget(job: JobRuntime, agent: AgentRuntime): void {
     const step = budgetStep(job)
     if (step.warning) this.trace.job(job, 'budget.warning', step.warning)
-    if (step.exceeded) this.stopForBudget(job)
+    if (step.exceeded) return this.stopForBudget(job)
+    // A job that pauses holds the branch at its next step (BudgetPauses); one that stops stops it.
+    const branch = onBudgetOf(job) === 'stop' ? spentBranch(agent) : null
+    if (branch) this.stopForBudget(job, subtreePostOrder(branch), 'its branch')
   }
 
   /**
@@ -746,9 +813,9 @@ export class Supervisor {
    * `overBudget`), queued and held spawns are denied, and every live agent is stopped, its
    * calls in flight aborted; so the overshoot is at most the call each agent had running.
    */
-  private stopForBudget(job: JobRuntime): void {
-    const denied = { ok: false as const, error: "spawn denied: the job's token or cost budget is spent" }
-    for (const agent of job.agents.values()) {
+  private stopForBudget(job: JobRuntime, agents: Iterable<AgentRuntime> = job.agents.values(), whose = "the job's"): void {
+    const denied = { ok: false as const, error: `spawn denied: ${whose} token or cost budget is spent` }
+    for (const agent of agents) {
       if (agent.ended) continue
       if (agent.status === 'held' || agent.status === 'queued') {
         if (agent.parent) agent.parent.waiting = agent.parent.waiting.filter((waiting) => waiting !== agent)

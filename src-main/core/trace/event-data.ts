@@ -54,8 +54,17 @@ export const jobSettingsSchema = z
     restart_crashed: count
       .optional()
       .meta({ description: 'how many times an agent whose process crashed is restarted from its history (absent: 1; 0: never)' }),
+    on_budget: z
+      .enum(['pause', 'stop'])
+      .optional()
+      .meta({ description: 'what a cap reached does: pause every agent until it is raised, or stop them (absent: pause)' }),
   })
   .meta({ id: 'settings', description: "The job's settings. Never holds API keys." })
+
+/** A job's or a branch's caps, as `set_budget` records them. */
+const budgetCaps = z
+  .looseObject({ tokens: count.nullable(), cost_usd: cost })
+  .meta({ id: 'budget_caps', description: 'a token cap and a cost cap in USD; null: no cap' })
 
 const usage = usageSchema.meta({
   id: 'usage',
@@ -312,14 +321,30 @@ export const eventDataSchemas = {
     message: z.string().optional().meta({ description: 'what the user said to the agent with a denial' }),
   }),
   control: z.looseObject({
-    action: z.enum(['pause', 'resume', 'kill', 'restart', 'cancel_spawn', 'allow_spawn', 'auto_approve', 'edit_spawn', 'resume_job']),
+    action: z.enum([
+      'pause',
+      'resume',
+      'kill',
+      'restart',
+      'cancel_spawn',
+      'allow_spawn',
+      'auto_approve',
+      'edit_spawn',
+      'resume_job',
+      'set_budget',
+    ]),
     target: z.string().meta({ description: 'an agent id, a job id, or `all`' }),
     value: z.unknown().meta({
       description:
-        'the new value: true/false for pause; for auto_approve the subagent approval mode: true (approve), false (deny) or "ask"; for edit_spawn the prompt the held or queued child will start with; for resume_job (an interrupted job resumed, target the job) true',
+        'the new value: true/false for pause; for auto_approve the subagent approval mode: true (approve), false (deny) or "ask"; for edit_spawn the prompt the held or queued child will start with; for resume_job (an interrupted job resumed, target the job) true; for allow_spawn the limit the child starts past; for set_budget the caps ({tokens, cost_usd}, null: none) of the job (target a job id) or of the branch under an agent',
     }),
-    previous: z.string().optional().meta({ description: 'edit_spawn: the prompt the child had before the edit' }),
-    by: z.string(),
+    previous: z.union([z.string(), budgetCaps.nullable()]).optional().meta({
+      description: 'edit_spawn: the prompt the child had before the edit; set_budget: the caps before (null: the branch had none)',
+    }),
+    requested: budgetCaps.optional().meta({
+      description: 'set_budget by a parent: the caps its `task` call asked for, before they were clamped to what the job has left',
+    }),
+    by: z.string().meta({ description: '`user`, or `parent` for a branch budget its parent gave in `task`' }),
   }),
   'context.compact': z
     .looseObject({

@@ -38,7 +38,17 @@ export type JobSettings = {
   max_spawns_per_minute?: number
   /** Subagents the whole job may spawn, the root not counted (absent: `defaultMaxAgents`; 0: no cap). Past it a spawn waits for the user. */
   max_agents?: number
+  /**
+   * What a job cap reached does (absent: `defaultOnBudget`): `pause` holds every agent at its next
+   * step boundary until the cap is raised; `stop` ends every live agent with `token_budget`.
+   */
+  on_budget?: OnBudget
 }
+
+/** What a job (or branch) does when it reaches its token or cost cap. */
+export type OnBudget = 'pause' | 'stop'
+/** In the app a cap reached pauses the job (nothing is lost); `arbor run` without a terminal stops it. */
+export const defaultOnBudget: OnBudget = 'pause'
 
 /** The runaway guards' defaults, for settings that do not name them (product.md §4). */
 export const spawnGuardDefaults = { max_spawns_per_turn: 10, max_spawns_per_minute: 60 } as const
@@ -130,7 +140,12 @@ export interface AgentNode {
   background?: boolean
   /** What a `rate_limited` or `paused` agent waits for (its last `agent.wait` start). Absent when it does not wait. */
   wait?: AgentWait
+  /** Caps on what this agent and its descendants spend together (`control` set_budget). Absent when it has none. */
+  branch_budget?: BranchBudget
 }
+
+/** A branch's caps: tokens and USD; null: no cap of that kind. */
+export type BranchBudget = { tokens: number | null; cost_usd: number | null }
 
 /** A wait as the node shows it: why, since when, until when (null: until the user acts), and what was said. */
 export interface AgentWait {

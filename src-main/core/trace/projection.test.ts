@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { eventTypes, type TraceEvent } from './events'
 import type { AgentNode, JobProgress } from './model'
-import { agentProgressKeys, changesJob, createsAgent, reduceAgents, reduceJob, updateAgent } from './projection'
+import { agentProgressKeys, changesJob, createsAgent, jobBudgetsSetBy, reduceAgents, reduceJob, updateAgent } from './projection'
 import { emptyUsage } from './usage'
 
 const job: JobProgress = {
@@ -60,6 +60,44 @@ describe('changesJob', () => {
   })
 })
 
+describe('budgets', () => {
+  const withSettings = { ...job, settings: { job_token_budget: 6000, job_cost_budget: 2, model: 'm' } }
+  const setBudget = (target: string, value: unknown) =>
+    eventOf('control', { action: 'set_budget', target, value, previous: null, by: 'user' })
+
+  it("a set_budget on the job puts its caps in the settings of a job that carries them (the toolbar's meter)", () => {
+    const raised = reduceJob(withSettings, { ...setBudget(job.id, { tokens: 50_000, cost_usd: null }), agent_id: null })
+    expect(raised.settings).toEqual({ job_token_budget: 50_000, job_cost_budget: null, model: 'm' })
+    expect(jobBudgetsSetBy({ ...setBudget(job.id, { tokens: 50_000, cost_usd: 3 }), agent_id: null })).toEqual({
+      job_token_budget: 50_000,
+      job_cost_budget: 3,
+    })
+    // Aimed at an agent, it is the agent's branch: the job keeps its caps.
+    expect(reduceJob(withSettings, setBudget('agent_1', { tokens: 10, cost_usd: null }))).toBe(withSettings)
+  })
+
+  it('a follow-up that raised the caps (agent.resume budgets) shows them too, and only those it names', () => {
+    const resume = eventOf('agent.resume', {
+      by: 'user',
+      text: 'go on',
+      history_messages: 4,
+      previous_status: 'completed',
+      budgets: { job_token_budget: 90_000 },
+    })
+    expect(reduceJob(withSettings, resume).settings).toEqual({ job_token_budget: 90_000, job_cost_budget: 2, model: 'm' })
+  })
+
+  it('a set_budget on an agent gives its node a branch meter; caps of null take it away', () => {
+    const node = { id: 'agent_1', status: 'running' } as unknown as AgentNode
+    updateAgent(node, setBudget('agent_1', { tokens: 4000, cost_usd: null }))
+    expect(node.branch_budget).toEqual({ tokens: 4000, cost_usd: null })
+    updateAgent(node, setBudget('agent_2', { tokens: 1, cost_usd: null }))
+    expect(node.branch_budget).toEqual({ tokens: 4000, cost_usd: null })
+    updateAgent(node, setBudget('agent_1', { tokens: null, cost_usd: null }))
+    expect(node).not.toHaveProperty('branch_budget')
+  })
+})
+
 describe('updateAgent', () => {
   // The store writes only agentProgressKeys of an agent no event of the batch created.
   it('changes no field outside agentProgressKeys, for any event type', () => {
@@ -103,6 +141,10 @@ describe('updateAgent', () => {
       depth: 4,
       phase: 'start',
       reason: 'rate_limit',
+      // A set_budget on the node's branch.
+      action: 'set_budget',
+      target: 'agent_1',
+      value: { tokens: 5000, cost_usd: null },
     }
     const changed = new Set<string>()
     for (const type of eventTypes) {

@@ -1,5 +1,5 @@
 import { isFinishedStatus, type AgentStatus, type TraceEvent } from './events'
-import type { AgentNode, JobProgress } from './model'
+import type { AgentNode, JobProgress, JobSettings } from './model'
 import { waitStatus, type SubagentApprovals } from './statuses'
 import { addCost, addUsage, emptyUsage, type Usage } from './usage'
 
@@ -93,6 +93,7 @@ export const agentProgressKeys = [
   'ended_at',
   'last_event_at',
   'wait',
+  'branch_budget',
 ] as const satisfies readonly (keyof AgentNode)[]
 
 /**
@@ -127,6 +128,15 @@ export function updateAgent(node: AgentNode, event: TraceEvent): void {
         node.status = 'running'
         delete node.wait
       }
+      break
+    }
+    case 'control': {
+      // New caps on the agent's branch (the user's, or its parent's in `task`); none left: no meter.
+      if (event.data.action !== 'set_budget' || event.data.target !== node.id) break
+      const value = event.data.value as { tokens?: unknown; cost_usd?: unknown } | null
+      const caps = { tokens: capOf(value?.tokens), cost_usd: capOf(value?.cost_usd) }
+      if (caps.tokens === null && caps.cost_usd === null) delete node.branch_budget
+      else node.branch_budget = caps
       break
     }
     case 'agent.restart':
@@ -197,10 +207,11 @@ export function reduceJob<J extends JobProgress>(job: J, event: TraceEvent): J {
     case 'agent.resume': {
       // An agent of an ended job continues: the job runs again, and ends again with a new job.end.
       const { end_reason: _reason, ...rest } = job as J & { end_reason?: unknown }
-      return { ...(rest as J), status: 'running', ended_at: null }
+      return withJobBudgets({ ...(rest as J), status: 'running', ended_at: null }, jobBudgetsSetBy(event))
     }
     case 'control': {
       const { action, target, value } = event.data
+      if (action === 'set_budget' && target === job.id) return withJobBudgets(job, jobBudgetsSetBy(event))
       if (action === 'auto_approve') {
         const mode = approvalModeOfControl(value)
         return { ...job, auto_approve: mode === 'approve', subagent_approvals: mode }
@@ -217,6 +228,38 @@ export function reduceJob<J extends JobProgress>(job: J, event: TraceEvent): J {
     default:
       return job
   }
+}
+
+/** The job's caps as settings name them, set by a `set_budget` on the job or a follow-up that raised them. */
+export type JobBudgets = Partial<Pick<JobSettings, 'job_token_budget' | 'job_cost_budget'>>
+
+/**
+ * The job caps an event sets, or null: a `control` set_budget aimed at the job (its `value` is
+ * `{tokens, cost_usd}`), or an `agent.resume` of a follow-up that raised them (`budgets`).
+ */
+export function jobBudgetsSetBy(event: TraceEvent): JobBudgets | null {
+  if (event.type === 'control' && event.data.action === 'set_budget' && event.data.target === event.job_id) {
+    const value = event.data.value as { tokens?: unknown; cost_usd?: unknown } | null
+    if (!value || typeof value !== 'object') return null
+    return { job_token_budget: capOf(value.tokens), job_cost_budget: capOf(value.cost_usd) }
+  }
+  if (event.type === 'agent.resume' && event.data.budgets && typeof event.data.budgets === 'object') {
+    const budgets = event.data.budgets as Record<string, unknown>
+    return {
+      ...('job_token_budget' in budgets ? { job_token_budget: capOf(budgets.job_token_budget) } : {}),
+      ...('job_cost_budget' in budgets ? { job_cost_budget: capOf(budgets.job_cost_budget) } : {}),
+    }
+  }
+  return null
+}
+
+const capOf = (value: unknown): number | null => (typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : null)
+
+/** A job that carries its settings (the renderer's, an import's) gets the new caps in them; a JobProgress has none. */
+function withJobBudgets<J extends JobProgress>(job: J, budgets: JobBudgets | null): J {
+  if (!budgets || !('settings' in job)) return job
+  const { settings } = job as J & { settings: JobSettings }
+  return { ...job, settings: { ...settings, ...budgets } }
 }
 
 function blankNode(jobId: string, id: string, ts: string): AgentNode {

@@ -6,6 +6,7 @@ import { useArbor, type ArborState } from '../store'
 import { rootKey } from '../store/tree-state'
 import { formatCost, formatTokens } from '../util/format'
 import { BudgetMeter } from './BudgetMeter'
+import { RaiseBudget } from '../budget/RaiseBudget'
 import { ExportMenu } from './ExportMenu'
 import { budgetShare, stopReasonOf, warningShare } from './job-signals'
 
@@ -29,12 +30,18 @@ function selectToolbar(state: ArborState) {
     eventShare: job ? state.budgetWarnings[job.id] : undefined,
     // Changes when an agent ends (terminal reasons), not on every token.
     treeAgents: state.tree.jobId === job?.id ? state.tree.agents : null,
+    /** Agents paused at the job's cap: the user is waited for. */
+    // Counted only for a job with a cap: a big tree without one costs nothing here.
+    budgetPaused:
+      state.tree.jobId === job?.id && (job?.settings?.job_token_budget || job?.settings?.job_cost_budget)
+        ? Object.values(state.tree.agents).filter((agent) => agent.wait?.reason === 'job_budget').length
+        : 0,
   }
 }
 
 /** Controls and totals of the selected job; an imported job is shown read-only, without controls. */
 export function JobToolbar() {
-  const { job, rootId, treeTokens, treeCost, agents, eventShare, treeAgents } = useArbor(useShallow(selectToolbar))
+  const { job, rootId, treeTokens, treeCost, agents, eventShare, treeAgents, budgetPaused } = useArbor(useShallow(selectToolbar))
   if (!job) return <div className="toolbar empty" />
   const store = useArbor.getState()
   const jobTokens = job.usage.input_tokens + job.usage.output_tokens
@@ -97,7 +104,19 @@ export function JobToolbar() {
         {settings?.job_cost_budget ? (
           <BudgetMeter label="cost" testId="budget-cost" used={cost ?? 0} budget={settings.job_cost_budget} format={formatCost} />
         ) : null}
-        {showWarning && (
+        {budgetPaused > 0 && (
+          <span
+            className="tag warn"
+            data-testid="budget-paused"
+            title="These agents wait at their next step until the job's budget is raised, or the job is wrapped up or killed"
+          >
+            {budgetPaused} paused at the budget
+          </span>
+        )}
+        {live && settings && (settings.job_token_budget || settings.job_cost_budget) ? (
+          <RaiseBudget jobId={job.id} settings={settings} tokens={tokens} cost={cost} paused={budgetPaused > 0} />
+        ) : null}
+        {showWarning && !budgetPaused && (
           <span
             className="tag warn"
             data-testid="budget-warning"

@@ -1,5 +1,6 @@
 import { Handle, Position, useStore, type NodeProps } from '@xyflow/react'
 import { memo, type MouseEvent } from 'react'
+import type { BranchBudget } from '@core/trace/model'
 import { isLiveStatus } from '@core/trace/statuses'
 import { useArbor, type ArborState } from '../store'
 import { graphTree } from '../store/replay-slice'
@@ -51,6 +52,29 @@ function selectNodeBox(state: ArborState, id: string) {
     // Red at any zoom: its process went silent.
     unresponsive: agent?.ended_at === null && graphTree(state).unresponsive[id] !== undefined,
   }
+}
+
+/** The node's branch meter: what it and its descendants spent against the branch's caps (the larger share fills the bar). */
+function BranchMeter({ caps, tokens, cost }: { caps: BranchBudget; tokens: number; cost: number | null }) {
+  const share = Math.max(caps.tokens ? tokens / caps.tokens : 0, caps.cost_usd ? (cost ?? 0) / caps.cost_usd : 0)
+  const level = share >= 1 ? 'over' : share >= 0.8 ? 'warn' : 'ok'
+  const parts = [
+    caps.tokens !== null ? `${formatTokens(tokens)} / ${formatTokens(caps.tokens)} tok` : null,
+    caps.cost_usd !== null ? `${formatCost(cost ?? 0)} / ${formatCost(caps.cost_usd)}` : null,
+  ].filter(Boolean)
+  return (
+    <div
+      className={`branch-meter ${level}`}
+      data-testid="node-branch-meter"
+      data-share={share.toFixed(3)}
+      title={`${Math.round(share * 100)}% of this branch's budget (the agent and its subagents)`}
+    >
+      <span className="branch-meter__label">branch {parts.join(' · ')}</span>
+      <span className="branch-meter__bar">
+        <span className="branch-meter__fill" style={{ width: `${Math.min(100, share * 100)}%` }} />
+      </span>
+    </div>
+  )
 }
 
 const stopAnd = (action: (event: MouseEvent<HTMLButtonElement>) => void) => (event: MouseEvent<HTMLButtonElement>) => {
@@ -243,6 +267,7 @@ function AgentCard({ id }: { id: string }) {
           <div className={budgetShare >= 0.8 ? 'fill warn' : 'fill'} style={{ width: `${budgetShare * 100}%` }} />
         </div>
       ) : null}
+      {agent.branch_budget ? <BranchMeter caps={agent.branch_budget} tokens={view.subtreeTokens} cost={view.subtreeCost} /> : null}
       {view.childCount > 0 && (
         <div className="agent-node__subtree">
           <span>

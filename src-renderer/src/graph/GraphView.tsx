@@ -26,6 +26,7 @@ import { fitKey, FitOnGrowth } from './FitOnGrowth'
 import { FitOnRequest } from './FitOnRequest'
 import { NodeMenu } from './NodeMenu'
 import { PromptEditDialog } from './PromptEditDialog'
+import { BranchBudgetDialog } from './BranchBudgetDialog'
 import {
   boundsOf,
   buildEdges,
@@ -202,6 +203,7 @@ export function GraphView() {
       )}
       <NodeMenu />
       <PromptEditDialog />
+      <BranchBudgetDialog />
     </div>
   )
 }

@@ -46,6 +46,8 @@ function runEntry(action: NodeMenuAction, anchor: NodeAnchor): void {
       return void state.restartAgent(agentId)
     case 'allowSpawn':
       return void state.allowSpawn(agentId)
+    case 'setBudget':
+      return state.openBudgetEdit(anchor)
     case 'cancelSpawn':
       return void state.cancelSpawn(agentId)
   }

@@ -5,9 +5,10 @@ import { nextEntryIndex, nodeMenuEntries } from './node-menu'
 const actionsFor = (status: AgentStatus, readOnly = false) => nodeMenuEntries({ status, readOnly }).map((entry) => entry.action)
 
 describe('nodeMenuEntries', () => {
-  it('offers steer and kill for a running agent, and for one waiting for an approval', () => {
-    expect(actionsFor('running')).toEqual(['inspect', 'steer', 'wrapUp', 'kill'])
-    expect(actionsFor('waiting_approval')).toEqual(['inspect', 'steer', 'wrapUp', 'kill'])
+  it('offers steer, a branch budget and kill for a running agent, one waiting for an approval, and one paused at a budget', () => {
+    for (const status of ['running', 'waiting_approval', 'paused', 'rate_limited'] as const) {
+      expect(actionsFor(status)).toEqual(['inspect', 'steer', 'setBudget', 'wrapUp', 'kill'])
+    }
   })
 
   it('offers to edit the prompt of, or cancel, a spawn that has not started', () => {
@@ -44,7 +45,7 @@ describe('nodeMenuEntries', () => {
   it('marks the entries that end agents, and labels the ones that open a dialog with an ellipsis', () => {
     const entries = [...nodeMenuEntries({ status: 'running', readOnly: false }), ...nodeMenuEntries({ status: 'held', readOnly: false })]
     expect(entries.filter((entry) => entry.danger).map((entry) => entry.action)).toEqual(['kill', 'cancelSpawn'])
-    expect(entries.filter((entry) => entry.label.endsWith('…')).map((entry) => entry.action)).toEqual(['steer', 'editPrompt'])
+    expect(entries.filter((entry) => entry.label.endsWith('…')).map((entry) => entry.action)).toEqual(['steer', 'setBudget', 'editPrompt'])
     expect(nodeMenuEntries({ status: 'completed', readOnly: false }).at(-1)).toEqual({ action: 'followUp', label: 'Follow up…' })
   })
 })

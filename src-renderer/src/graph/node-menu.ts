@@ -1,7 +1,8 @@
 import { isLiveStatus, type AgentStatus } from '@core/trace/statuses'
 
 /** What an entry of a node's menu does (NodeMenu.tsx carries it out). */
-export type NodeMenuAction = 'inspect' | 'steer' | 'wrapUp' | 'kill' | 'restart' | 'editPrompt' | 'allowSpawn' | 'cancelSpawn' | 'followUp'
+export type NodeMenuAction =
+  'inspect' | 'steer' | 'wrapUp' | 'kill' | 'restart' | 'editPrompt' | 'allowSpawn' | 'cancelSpawn' | 'followUp' | 'setBudget'
 
 export interface NodeMenuEntry {
   action: NodeMenuAction
@@ -27,7 +28,7 @@ const isEnded = (status: AgentStatus): boolean => !isRunning(status) && !isGhost
 
 /**
  * The entries of a node's menu, in order, for its state: every node can be inspected; a running
- * agent can be steered, wrapped up or killed (an unresponsive one restarted); a spawn that has not started can have its prompt
+ * agent can be steered, given a branch budget, wrapped up or killed (an unresponsive one restarted); a spawn that has not started can have its prompt
  * edited or be cancelled, and one held by a job limit allowed; an agent that ended can be followed up. A new control is one more line
  * here and one case in NodeMenu.tsx.
  */
@@ -37,6 +38,7 @@ export function nodeMenuEntries({ status, readOnly, heldByLimit = false, unrespo
   if (isRunning(status)) {
     entries.push(
       { action: 'steer', label: 'Steer…' },
+      { action: 'setBudget', label: 'Set branch budget…' },
       { action: 'wrapUp', label: 'Wrap up' },
       { action: 'kill', label: 'Kill', danger: true },
     )

@@ -112,3 +112,29 @@ describe("a held spawn's edited prompt", () => {
     expect(describeEvent(edit)).toEqual({ title: 'prompt edited', summary: 'by user', tone: 'warn' })
   })
 })
+
+describe('a set_budget', () => {
+  it("reads as the job's new caps, or a branch's, with the old ones and who set them", () => {
+    const event = eventFactory('job-1')
+    const job = event('control', null, {
+      action: 'set_budget',
+      target: 'job-1',
+      value: { tokens: 100_000, cost_usd: null },
+      previous: { tokens: 5000, cost_usd: null },
+      by: 'user',
+    })
+    expect(describeEvent(job)).toEqual({
+      title: 'budget',
+      summary: "the job's budget set to 100k tok · was 5.0k tok · by user",
+      tone: 'warn',
+    })
+    const branch = event('control', 'child', {
+      action: 'set_budget',
+      target: 'child',
+      value: { tokens: null, cost_usd: 2 },
+      previous: null,
+      by: 'parent',
+    })
+    expect(describeEvent(branch).summary).toBe('branch budget set to $2.000 · was none · by parent')
+  })
+})

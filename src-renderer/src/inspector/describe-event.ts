@@ -42,6 +42,17 @@ export const projectInstructionsText = (info: ProjectInstructionsInfo): string =
   `Project instructions: ${info.file} (${info.bytes} bytes${info.truncated ? ', truncated' : ''})`
 
 /** The one-line summary of an event for the inspector; each case reads its type's data (events.ts). */
+/** `{tokens, cost_usd}` caps as a line: "50k tok · $2.00", or "none". */
+function capsText(caps: unknown): string {
+  if (!caps || typeof caps !== 'object') return 'none'
+  const { tokens, cost_usd } = caps as { tokens?: unknown; cost_usd?: unknown }
+  const parts = [
+    typeof tokens === 'number' ? `${formatTokens(tokens)} tok` : null,
+    typeof cost_usd === 'number' ? formatCost(cost_usd) : null,
+  ].filter(Boolean)
+  return parts.length > 0 ? parts.join(' · ') : 'none'
+}
+
 export function describeEvent(event: TraceEvent): EventDescription {
   switch (event.type) {
     case 'message': {
@@ -218,6 +229,14 @@ export function describeEvent(event: TraceEvent): EventDescription {
       if (action === 'edit_spawn') return { title: 'prompt edited', summary: `by ${by}`, tone: 'warn' }
       if (action === 'resume_job') return { title: 'job resumed', summary: `after it was interrupted, by ${by}`, tone: 'warn' }
       if (action === 'allow_spawn') return { title: 'spawn allowed', summary: join(`past ${String(value)}`, `by ${by}`), tone: 'warn' }
+      if (action === 'set_budget') {
+        const whose = event.data.target === event.job_id ? "the job's budget" : 'branch budget'
+        return {
+          title: 'budget',
+          summary: join(`${whose} set to ${capsText(value)}`, `was ${capsText(event.data.previous)}`, `by ${by}`),
+          tone: 'warn',
+        }
+      }
       return { title: 'control', summary: join(action, value === undefined ? '' : String(value), `by ${by}`), tone: 'warn' }
     }
     case 'context.compact': {

@@ -11,7 +11,7 @@ import {
 } from '@core/api/job-form'
 import type { SubagentApprovals } from '@core/trace/statuses'
 import { priceFor, type ModelPrice, type PriceTable } from '@core/providers/pricing'
-import { defaultMaxAgents, defaultRestartCrashed, spawnGuardDefaults } from '@core/trace/model'
+import { defaultMaxAgents, defaultRestartCrashed, spawnGuardDefaults, type OnBudget } from '@core/trace/model'
 import { errorFields, errorText } from '../store/error-text'
 
 /**
@@ -35,6 +35,8 @@ export interface NewJobForm {
   max_spawns_per_minute: string
   restart_crashed: string
   max_agents: string
+  /** What a cap reached does: pause until raised, or stop. */
+  on_budget: OnBudget
   /** Subagents' risky commands (the form's one control; auto_approve follows it). */
   subagent_approvals: SubagentApprovals
   spawn_paused: boolean
@@ -62,6 +64,7 @@ export const formFieldOrder: readonly FormField[] = [
   'restart_crashed',
   'job_token_budget',
   'job_cost_budget',
+  'on_budget',
   'agent_timeout_s',
   'allow_network',
   'no_sandbox',
@@ -92,6 +95,7 @@ export function formFromJob(job: NewJob): NewJobForm {
     max_spawns_per_minute: text(job.max_spawns_per_minute),
     restart_crashed: text(job.restart_crashed),
     max_agents: text(job.max_agents),
+    on_budget: job.on_budget,
     subagent_approvals: approvalModeOf(job),
     spawn_paused: job.spawn_paused,
     allow_network: job.allow_network,
@@ -143,6 +147,7 @@ export function inputFromForm(form: NewJobForm): Record<keyof NewJob, unknown> {
     max_spawns_per_minute: numberFromText(form.max_spawns_per_minute, { whole: true, empty: null }),
     restart_crashed: numberFromText(form.restart_crashed, { whole: true, empty: null }),
     max_agents: numberFromText(form.max_agents, { whole: true, empty: null }),
+    on_budget: form.on_budget,
     auto_approve: form.subagent_approvals === 'approve',
     subagent_approvals: form.subagent_approvals,
     spawn_paused: form.spawn_paused,
@@ -190,6 +195,7 @@ function fallbackJob(form: NewJobForm): NewJob {
     ...spawnGuardDefaults,
     restart_crashed: defaultRestartCrashed,
     max_agents: defaultMaxAgents,
+    on_budget: form.on_budget,
     auto_approve: form.subagent_approvals === 'approve',
     subagent_approvals: form.subagent_approvals,
     spawn_paused: form.spawn_paused,

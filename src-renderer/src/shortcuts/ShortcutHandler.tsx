@@ -11,7 +11,7 @@ export function ShortcutHandler() {
       const state = useArbor.getState()
       // A dialog, the kill confirmation or a node's menu has the keyboard.
       if (state.newJobOpen || state.settingsOpen || state.confirmKillId !== null) return
-      if (state.nodeMenu !== null || state.promptEdit !== null) return
+      if (state.nodeMenu !== null || state.promptEdit !== null || state.budgetEdit !== null) return
       if (event.key === 'Escape' && state.shortcutsOpen) {
         state.toggleShortcuts(false)
         return

@@ -36,6 +36,15 @@ describe('applyAttentionEvents', () => {
     expect(next.budgetWarnings).toEqual({ 'job-1': 0.82 })
   })
 
+  it("forgets a job's warning when its caps are set anew (a branch's caps leave it)", () => {
+    const event = eventFactory('job-1')
+    const warned = applyAttentionEvents(empty, [event('budget.warning', null, { share: 1.2 })])
+    const branch = { action: 'set_budget', target: 'root', value: { tokens: 10, cost_usd: null }, by: 'user' }
+    expect(applyAttentionEvents(warned, [event('control', 'root', branch)])).toBe(warned)
+    const raised = applyAttentionEvents(warned, [event('control', null, { ...branch, target: 'job-1' })])
+    expect(raised.budgetWarnings).toEqual({})
+  })
+
   it('returns the same state when a batch changes nothing', () => {
     const event = eventFactory('job-1')
     expect(applyAttentionEvents(empty, [event('llm.call', 'root'), event('tool.call', 'root')])).toBe(empty)

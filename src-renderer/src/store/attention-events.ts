@@ -39,6 +39,11 @@ export function applyAttentionEvents(state: AttentionState, events: readonly Tra
       if (budgetWarnings[event.job_id] === share) continue
       if (budgetWarnings === state.budgetWarnings) budgetWarnings = { ...state.budgetWarnings }
       budgetWarnings[event.job_id] = share
+    } else if (event.type === 'control' && event.data.action === 'set_budget' && event.data.target === event.job_id) {
+      // New caps: the old warning's share is of the old ones (a new warning comes at 80 % of these).
+      if (!(event.job_id in budgetWarnings)) continue
+      if (budgetWarnings === state.budgetWarnings) budgetWarnings = { ...state.budgetWarnings }
+      delete budgetWarnings[event.job_id]
     }
   }
   return waiting === state.waiting && budgetWarnings === state.budgetWarnings ? state : { waiting, budgetWarnings }

@@ -22,4 +22,6 @@ export const createCommandsSlice: SliceCreator<CommandsSlice> = (set, get) => ({
   promptEdit: null,
   // The dialog replaces the menu it was opened from.
   openPromptEdit: (promptEdit) => set(promptEdit ? { promptEdit, nodeMenu: null } : { promptEdit }),
+  budgetEdit: null,
+  openBudgetEdit: (budgetEdit) => set(budgetEdit ? { budgetEdit, nodeMenu: null } : { budgetEdit }),
 })

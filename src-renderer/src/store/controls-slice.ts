@@ -90,6 +90,11 @@ export const createControlsSlice: SliceCreator<ControlsSlice> = (set, get) => {
       await api().editSpawn({ agent_id: agentId, prompt })
     },
 
+    // Not `attempt`: the budget form shows the error itself, and stays open to fix it.
+    setBudget: async (target, caps) => {
+      await api().setBudget({ ...('jobId' in target ? { job_id: target.jobId } : { agent_id: target.agentId }), ...caps })
+    },
+
     steerAgent: (agentId, text) =>
       attempt('Message', async () => {
         await api().steerAgent({ agent_id: agentId, text })

@@ -72,6 +72,8 @@ export interface ControlsSlice {
   allowSpawn(agentId: string): Promise<void>
   /** Gives a held or queued spawn a new prompt; rejects with the API's error, for its dialog to show. */
   editSpawn(agentId: string, prompt: string): Promise<void>
+  /** New caps for a job or an agent's branch (API setBudget); rejects with the API's error, for its form to show. */
+  setBudget(target: { jobId: string } | { agentId: string }, caps: { tokens?: number; cost_usd?: number }): Promise<void>
   /** `scope: 'job'` approves the same command for the rest of the job; `message` goes to the agent with a denial. */
   decideApproval(
     approval: PendingApproval,
@@ -151,6 +153,9 @@ export interface CommandsSlice {
   /** The held or queued spawn whose prompt the user edits, and where its dialog opens. */
   promptEdit: NodeAnchor | null
   openPromptEdit(anchor: NodeAnchor | null): void
+  /** The agent whose branch budget the user sets (the node menu's Set branch budget…), and where its dialog opens. */
+  budgetEdit: NodeAnchor | null
+  openBudgetEdit(anchor: NodeAnchor | null): void
 }
 
 /** An agent, and the point of the window a popup about it opens at. */

@@ -23,6 +23,14 @@ const parameters = z.object({
     .describe(
       'Run the subagent in the background: returns at once with its agent_id; its envelope comes with await_tasks, or as a message when it ends. You cannot finish while a background subagent runs.',
     ),
+  budget_tokens: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe(
+      'A token budget for the subagent and its own subagents together (at most what the job has left). When it is spent they pause until the user raises it.',
+    ),
 })
 
 /**

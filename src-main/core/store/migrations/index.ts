@@ -5,6 +5,7 @@ import { traceExport } from './004-trace-export'
 import { subagentApprovals } from './005-subagent-approvals'
 import { backgroundChildren } from './006-background-children'
 import { agentWaits } from './007-agent-waits'
+import { branchBudgets } from './008-branch-budgets'
 import type { Migration } from './migration'
 
 export type { Migration } from './migration'
@@ -18,6 +19,7 @@ export const migrations: readonly Migration[] = [
   subagentApprovals,
   backgroundChildren,
   agentWaits,
+  branchBudgets,
 ]
 
 migrations.forEach((migration, index) => {

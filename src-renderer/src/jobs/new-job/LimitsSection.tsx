@@ -1,5 +1,6 @@
 import type { ReactNode } from 'react'
 import type { PriceTable } from '@core/providers/pricing'
+import type { OnBudget } from '@core/trace/model'
 import { FormSection } from '../../settings/FormControls'
 import { unpricedModels } from '../NewJobForm'
 import { Affix } from './Affix'
@@ -7,7 +8,7 @@ import type { JobFields } from './job-fields'
 
 /** How deep and wide the tree may grow, and what it may spend. */
 export function LimitsSection(props: { fields: JobFields; prices: PriceTable }) {
-  const { id, row, textInput } = props.fields
+  const { id, row, textInput, form, update, fieldProps } = props.fields
   return (
     <FormSection title="Limits & budgets" id={id('s-limits')}>
       {row(
@@ -49,7 +50,7 @@ export function LimitsSection(props: { fields: JobFields; prices: PriceTable }) 
       {row(
         'job_token_budget',
         'Job token budget',
-        'Tokens across the whole tree; the job stops when they are spent. Empty: none.',
+        'Tokens across the whole tree; when they are spent the job pauses or stops (below). Empty: none.',
         <Affix suffix="tokens">{textInput('job_token_budget', { inputMode: 'numeric', placeholder: 'none' })}</Affix>,
         { optional: true },
       )}
@@ -61,6 +62,20 @@ export function LimitsSection(props: { fields: JobFields; prices: PriceTable }) 
           {textInput('job_cost_budget', { inputMode: 'decimal', placeholder: 'none' })}
         </Affix>,
         { error: costError(props.fields, props.prices), optional: true },
+      )}
+      {row(
+        'on_budget',
+        'When a budget is spent',
+        'Pause: every agent waits at its next step until you raise the budget (nothing is lost). Stop: every agent ends.',
+        <select
+          {...fieldProps('on_budget')}
+          className="input select"
+          value={form.on_budget}
+          onChange={(event) => update('on_budget', event.target.value as OnBudget)}
+        >
+          <option value="pause">Pause until raised</option>
+          <option value="stop">Stop every agent</option>
+        </select>,
       )}
       {row(
         'agent_timeout_s',
