@@ -42,6 +42,7 @@ const api = {
   killAgent: (input) => call('killAgent', input),
   stopAgent: (input) => call('stopAgent', input),
   cancelSpawn: (input) => call('cancelSpawn', input),
+  retryNow: (input) => call('retryNow', input),
   setAutoApprove: (input) => call('setAutoApprove', input),
   setSubagentApprovals: (input) => call('setSubagentApprovals', input),
   revokeApprovedCommand: (input) => call('revokeApprovedCommand', input),
@@ -58,6 +59,7 @@ const api = {
   testConnection: (input) => call('testConnection', input),
   setPrice: (input) => call('setPrice', input),
   resetPrice: (input) => call('resetPrice', input),
+  setMaxModelCalls: (input) => call('setMaxModelCalls', input),
   getTraceExport: (input) => call('getTraceExport', input),
   setTraceExport: (input) => call('setTraceExport', input),
   // A dropped file's path on disk (sandboxed renderers cannot see it); only a real File has one.

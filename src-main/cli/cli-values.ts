@@ -21,6 +21,8 @@ export const options = {
   'max-spawns-per-turn': { type: 'string' },
   'max-spawns-per-minute': { type: 'string' },
   'restart-crashed': { type: 'string' },
+  'rate-limit-wait': { type: 'string' },
+  'max-model-calls': { type: 'string' },
   'allow-network': { type: 'boolean' },
   'no-key': { type: 'boolean' },
   'no-sandbox': { type: 'boolean' },

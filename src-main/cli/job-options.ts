@@ -35,6 +35,7 @@ const flagOf: Partial<Record<keyof FieldErrors, string>> = {
   job_cost_budget: '--job-cost-budget',
   agent_timeout_s: '--agent-timeout',
   restart_crashed: '--restart-crashed',
+  rate_limit_wait_minutes: '--rate-limit-wait',
   no_sandbox_confirmed: '--no-sandbox',
   subagent_approvals: '--subagent-approvals',
 }
@@ -75,6 +76,7 @@ export function jobInputFromFlags(values: CliValues, request: { task: string; pr
     job_cost_budget: numberFlag(values['job-cost-budget']) ?? null,
     agent_timeout_s: numberFlag(values['agent-timeout']) ?? null,
     restart_crashed: numberFlag(values['restart-crashed']) ?? defaults.restart_crashed,
+    rate_limit_wait_minutes: numberFlag(values['rate-limit-wait']) ?? defaults.rate_limit_wait_minutes,
     auto_approve: values['auto-approve-subagents'] ?? false,
     // --auto-approve-subagents is the older spelling of --subagent-approvals approve.
     subagent_approvals: values['subagent-approvals'] ?? (values['auto-approve-subagents'] ? 'approve' : undefined),

@@ -8,6 +8,7 @@ export const usage = `Usage:
   arbor run [DIR] --task TEXT [--provider scripted|openai|anthropic|openai_compatible] [--model M]
             [--light-model M] [--base-url URL [--no-key]] [--max-depth N] [--max-children N]
             [--max-spawns-per-turn N] [--max-spawns-per-minute N] [--agent-timeout SECONDS] [--restart-crashed N]
+            [--rate-limit-wait MINUTES] [--max-model-calls N]
             [--job-token-budget N] [--job-cost-budget USD] [--allow-network] [--no-sandbox [--yes]]
             [--subagent-approvals deny|ask|approve] [--warm-pool N] [--db FILE] [--export FILE.jsonl] [--json]
   arbor run [DIR] --continue JOB|last --task TEXT [--job-token-budget N] [--job-cost-budget USD]
@@ -35,6 +36,11 @@ run --continue follows up a job that ended: its root goes on from its whole conv
 raised). JOB is an id or a unique part of it (as for export --job); last is DIR's newest job.
 --restart-crashed N (0-${limits.restart_crashed}, default 1): an agent whose process crashes goes on in a
 new one from its history, up to N times; 0: a crash ends it.
+--rate-limit-wait MINUTES (0-${groupDigits(limits.rate_limit_wait_minutes)}, default 15): a model call that is rate limited
+(429) or finds the API overloaded (503, 529) waits and tries again (honouring retry-after, at
+most a minute a wait) for up to MINUTES before the agent fails; 0: it fails after the retries.
+--max-model-calls N (default 8, or the Settings value): model calls in flight at once per API
+endpoint (provider, base URL and key), so a wide tree does not flood a local server.
 --warm-pool N keeps N agent processes started ahead, each used by one agent only (default 2;
 0 starts every agent's process when it is needed).
 

@@ -58,6 +58,8 @@ export interface EngineOptions {
   keys?: KeyStore
   /** Where keys and base URLs are also looked for; default the process environment. */
   env?: Environment
+  /** Model calls in flight at once per API endpoint, over the Settings value (`arbor run --max-model-calls`). */
+  maxModelCalls?: number
   /** How often this process says it still runs its jobs, and when another's silence means it is gone (store/owner.ts). */
   liveness?: { heartbeatMs?: number; staleAfterMs?: number }
 }
@@ -141,6 +143,7 @@ export function createEngine(options: EngineOptions): Engine {
     readyTimeoutMs: options.readyTimeoutMs,
     jobContext,
     env,
+    maxModelCalls: () => options.maxModelCalls ?? settings.maxModelCalls(),
   })
   const listeners = new Set<(notification: ApiNotification) => void>()
   writer.onCommit((events) => {

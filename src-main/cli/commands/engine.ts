@@ -15,11 +15,20 @@ export function cliEngine(
   projectDir?: string,
   warmPool?: number,
   writerThread = false,
+  /** `--max-model-calls N`: this run's cap on concurrent model calls per endpoint, over the Settings value. */
+  maxModelCalls?: number,
 ): { engine: Engine; dbFile: string } {
   const dbFile = path.resolve(dbOption ?? defaultDbFile())
   mkdirSync(path.dirname(dbFile), { recursive: true })
   const processHost = new ForkProcessHost(agentProcessEntry(path.dirname(dbFile)))
-  const engine = createEngine({ dbFile, processHost, warmPool, projectDir, writerWorker: writerThread ? writerWorkerEntry() : undefined })
+  const engine = createEngine({
+    dbFile,
+    processHost,
+    warmPool,
+    projectDir,
+    writerWorker: writerThread ? writerWorkerEntry() : undefined,
+    maxModelCalls,
+  })
   return { engine, dbFile }
 }
 

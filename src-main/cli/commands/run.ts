@@ -40,7 +40,13 @@ interface PlannedJob {
 }
 
 async function runPlanned(projectDir: string, values: CliValues, planned: PlannedJob): Promise<number> {
-  const { engine, dbFile } = cliEngine(values.db, projectDir, intOption(values['warm-pool'], 'warm-pool'))
+  const { engine, dbFile } = cliEngine(
+    values.db,
+    projectDir,
+    intOption(values['warm-pool'], 'warm-pool'),
+    false,
+    intOption(values['max-model-calls'], 'max-model-calls', 1),
+  )
   const interactive = Boolean(process.stdin.isTTY && process.stdout.isTTY)
   const running: { jobId?: string } = {}
   // On a terminal the first Ctrl-C wraps the whole job up (the root, so every agent), the second kills it.
@@ -92,6 +98,7 @@ const newJobOnlyFlags = [
   'max-spawns-per-minute',
   'agent-timeout',
   'restart-crashed',
+  'rate-limit-wait',
   'allow-network',
   'no-sandbox',
   'auto-approve-subagents',
@@ -113,7 +120,13 @@ async function continueJob(projectDir: string, values: CliValues): Promise<numbe
     ...(values['job-token-budget'] !== undefined ? { job_token_budget: intOption(values['job-token-budget'], 'job-token-budget', 1) } : {}),
     ...(values['job-cost-budget'] !== undefined ? { job_cost_budget: numberOption(values['job-cost-budget'], 'job-cost-budget') } : {}),
   }
-  const { engine, dbFile } = cliEngine(values.db, projectDir, intOption(values['warm-pool'], 'warm-pool'))
+  const { engine, dbFile } = cliEngine(
+    values.db,
+    projectDir,
+    intOption(values['warm-pool'], 'warm-pool'),
+    false,
+    intOption(values['max-model-calls'], 'max-model-calls', 1),
+  )
   const interactive = Boolean(process.stdin.isTTY && process.stdout.isTTY)
   const running: { jobId?: string } = {}
   // As for a new job: on a terminal the first Ctrl-C wraps the follow-up up, the second kills it.

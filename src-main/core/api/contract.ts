@@ -5,7 +5,7 @@ import type { Timeline } from '../trace/timeline'
 import type { AgentNode, Job } from '../trace/model'
 import { keyedProviderIds, newJobSchema, type KeyedProviderId, type NewJob } from './job-form'
 import { isTracesEndpoint } from './otlp-endpoint'
-import { maxApprovalMessage, maxSpawnPrompt, maxSteerMessage } from './job-limits'
+import { maxApprovalMessage, maxModelCallsLimit, maxSpawnPrompt, maxSteerMessage } from './job-limits'
 import { subagentApprovalsSchema, type SubagentApprovals } from '../trace/statuses'
 
 /**
@@ -86,6 +86,8 @@ export const apiContract = {
    */
   stopAgent: z.object({ agent_id: id, mode: z.enum(['wrap_up', 'kill']) }).strict(),
   cancelSpawn: z.object({ agent_id: id }).strict(),
+  /** Ends an agent's rate-limit wait: its model call is made again at once, whatever the cooldown. */
+  retryNow: z.object({ agent_id: id }).strict(),
   setAutoApprove: z.object({ job_id: id, value: z.boolean() }).strict(),
   /** How the job's subagents' risky commands are decided: denied, asked of the user, or approved. */
   setSubagentApprovals: z.object({ job_id: id, mode: subagentApprovalsSchema }).strict(),
@@ -171,6 +173,10 @@ export const apiContract = {
         })
         .strict(),
     })
+    .strict(),
+  /** Model calls in flight at once per API endpoint (provider, base URL and key), for every job from the next call on. */
+  setMaxModelCalls: z
+    .object({ value: z.number().int('a whole number').min(1, 'at least 1').max(maxModelCallsLimit, `at most ${maxModelCallsLimit}`) })
     .strict(),
   /** Drops an edit: a built-in model gets its built-in price back, a model the user added goes. */
   resetPrice: z.object({ model: z.string().trim().min(1).max(200) }).strict(),
@@ -305,6 +311,8 @@ export interface SettingsView {
   providers: ProviderInfo[]
   prices: PriceRow[]
   key_storage: KeyStorageInfo
+  /** Model calls in flight at once per API endpoint (default 8). */
+  max_model_calls: number
 }
 
 /** The trace export setting as the UI sees it: header names only, never their values. */
@@ -367,6 +375,8 @@ export interface ApiOutputs {
    */
   stopAgent: { mode: 'wrap_up' | 'kill'; agents: string[]; cancelled: string[]; already: boolean; note?: string }
   cancelSpawn: { cancelled: boolean }
+  /** `retried`: the agent was waiting for a rate limit and its call goes now; false when it was not waiting. */
+  retryNow: { retried: boolean }
   setAutoApprove: { value: boolean }
   setSubagentApprovals: { mode: SubagentApprovals }
   decideApproval: { decided: boolean }
@@ -387,6 +397,7 @@ export interface ApiOutputs {
   testConnection: ConnectionTest
   setPrice: { prices: PriceRow[] }
   resetPrice: { prices: PriceRow[] }
+  setMaxModelCalls: { max_model_calls: number }
   getTraceExport: TraceExportView
   setTraceExport: TraceExportView
 }

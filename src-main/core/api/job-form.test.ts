@@ -89,6 +89,7 @@ describe('jobSettingsOf', () => {
         max_spawns_per_turn: 4,
         max_spawns_per_minute: 0,
         restart_crashed: 2,
+        rate_limit_wait_minutes: 0.5,
       }),
     )
     expect(jobSettingsOf(parsed)).toEqual({
@@ -105,6 +106,7 @@ describe('jobSettingsOf', () => {
       max_spawns_per_turn: 4,
       max_spawns_per_minute: 0,
       restart_crashed: 2,
+      rate_limit_wait_minutes: 0.5,
       allow_network: true,
       no_sandbox: true,
     })

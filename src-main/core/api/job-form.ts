@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { priceFor, type PriceTable } from '../providers/pricing'
 import { groupDigits } from '../digits'
-import { defaultRestartCrashed, defaultSettings, spawnGuardDefaults, type JobSettings } from '../trace/model'
+import { defaultRateLimitWaitMinutes, defaultRestartCrashed, defaultSettings, spawnGuardDefaults, type JobSettings } from '../trace/model'
 import { newJobLimits } from './job-limits'
 import { subagentApprovalsSchema, type SubagentApprovals } from '../trace/statuses'
 
@@ -96,6 +96,12 @@ export const newJobSchema = z
     max_spawns_per_minute: countOrOff(newJobLimits.max_spawns_per_minute).default(spawnGuardDefaults.max_spawns_per_minute),
     /** Restarts of an agent whose process crashed, from its history; 0: a crash ends it, as before. */
     restart_crashed: countOrOff(newJobLimits.restart_crashed).default(defaultRestartCrashed),
+    /** How long a rate-limited or overloaded model call waits and tries again before it fails, in minutes; 0: it fails at once, as before. */
+    rate_limit_wait_minutes: z
+      .number({ error: 'must be a number' })
+      .min(0, 'at least 0 (0: no waiting)')
+      .max(newJobLimits.rate_limit_wait_minutes, `at most ${groupDigits(newJobLimits.rate_limit_wait_minutes)}`)
+      .default(defaultRateLimitWaitMinutes),
     /** The older switch: true approves subagents' risky commands; subagent_approvals, when given, says it all. */
     auto_approve: z.boolean(),
     /** Subagents' risky commands: denied, asked of the user (as the root's are), or approved. */
@@ -151,6 +157,7 @@ export const defaultNewJob = (): NewJob => ({
   agent_timeout_s: null,
   ...spawnGuardDefaults,
   restart_crashed: defaultRestartCrashed,
+  rate_limit_wait_minutes: defaultRateLimitWaitMinutes,
   auto_approve: false,
   subagent_approvals: 'deny',
   spawn_paused: false,
@@ -185,6 +192,7 @@ export function jobSettingsOf(job: NewJob, script?: JobSettings['script']): JobS
     max_spawns_per_turn: job.max_spawns_per_turn,
     max_spawns_per_minute: job.max_spawns_per_minute,
     restart_crashed: job.restart_crashed,
+    rate_limit_wait_minutes: job.rate_limit_wait_minutes,
     allow_network: job.allow_network,
     no_sandbox: job.no_sandbox,
     ...(script ? { script } : {}),

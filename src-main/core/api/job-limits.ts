@@ -11,6 +11,7 @@ export const newJobLimits = {
   job_cost_budget: 100_000,
   agent_timeout_s: 86_400,
   restart_crashed: 5,
+  rate_limit_wait_minutes: 1440,
 } as const
 
 /** The longest message a user may send to a running agent (characters; 32 KiB of ASCII). */
@@ -21,3 +22,6 @@ export const maxSpawnPrompt = 32 * 1024
 
 /** The longest message a user may send to an agent with a denial (characters). */
 export const maxApprovalMessage = 4000
+
+/** The highest cap on concurrent model calls per endpoint Settings and `--max-model-calls` take. */
+export const maxModelCallsLimit = 1000

@@ -21,6 +21,7 @@ export const apiMethods = [
   'killAgent',
   'stopAgent',
   'cancelSpawn',
+  'retryNow',
   'setAutoApprove',
   'setSubagentApprovals',
   'decideApproval',
@@ -37,6 +38,7 @@ export const apiMethods = [
   'testConnection',
   'setPrice',
   'resetPrice',
+  'setMaxModelCalls',
   'getTraceExport',
   'setTraceExport',
 ] as const satisfies readonly ApiMethod[]

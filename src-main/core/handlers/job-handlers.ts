@@ -27,6 +27,7 @@ type JobHandlers = Pick<
   | 'killAgent'
   | 'stopAgent'
   | 'cancelSpawn'
+  | 'retryNow'
   | 'setAutoApprove'
   | 'setSubagentApprovals'
   | 'decideApproval'
@@ -113,6 +114,12 @@ export function jobHandlers(context: EngineContext): JobHandlers {
       const agent = getAgent(db, agent_id)
       if (agent) requireControllableJob(context, agent.job_id)
       return { cancelled: supervisor.cancelSpawn(agent_id) }
+    },
+    retryNow: async ({ agent_id }) => {
+      const agent = getAgent(db, agent_id)
+      if (!agent) throw notFound(`agent ${agent_id}`)
+      requireControllableJob(context, agent.job_id)
+      return { retried: supervisor.retryNow(agent_id) }
     },
     setAutoApprove: async ({ job_id, value }) => {
       requireControllableJob(context, job_id)

@@ -7,7 +7,7 @@ import { createProvider } from '../providers/create-provider'
 import { sleep as realSleep } from '../providers/sleep'
 import type { Sleep } from '../providers/types'
 import type { AgentInit, AgentOutcome, ToAgent } from '../protocol/messages'
-import type { JobSettings } from '../trace/model'
+import { defaultRateLimitWaitMinutes, type JobSettings } from '../trace/model'
 import type { SubagentApprovals } from '../trace/statuses'
 import { controlValueOfApprovalMode } from '../trace/projection'
 import { addCost, addUsage } from '../trace/usage'
@@ -18,6 +18,7 @@ import { ApprovalDesk, type DecisionOptions, type PendingApprovalView } from './
 import { WallClock } from './wall-clock'
 import { budgetStep, jobUsage } from './budget'
 import { ModelCalls, type CallRecord } from './model-calls'
+import { defaultMaxModelCalls, ProviderLimits } from './provider-limits'
 import type { ProcessHost } from './process-host'
 import { renderFirstMessage } from './request'
 import {
@@ -61,6 +62,8 @@ export interface SupervisorOptions {
   env?: NodeJS.ProcessEnv
   /** The trace read back, to continue an agent that ended (follow-ups, `task` with `resume`); without it none can be. */
   resumeSource?: ResumeSource
+  /** Model calls in flight at once per API endpoint (Settings, `arbor run --max-model-calls`); read at each call. Default 8. */
+  maxModelCalls?: () => number
 }
 
 export interface StartJobOptions {
@@ -169,6 +172,9 @@ export class Supervisor {
       onCallEnd: (agent, record) => this.recordCall(agent, record),
       redact: (agent, text) => agent.job.redactor.redact(text),
       now: () => Date.now(),
+      limits: new ProviderLimits({ maxConcurrentCalls: options.maxModelCalls ?? (() => defaultMaxModelCalls) }),
+      waits: { start: () => {}, end: () => {} },
+      rateLimitWaitMs: (agent) => (agent.job.settings.rate_limit_wait_minutes ?? defaultRateLimitWaitMinutes) * 60_000,
     })
   }
 
@@ -334,6 +340,12 @@ export class Supervisor {
    */
   wrapUp(agentId: string): WrapUpResult {
     return this.messages.wrapUp(agentId)
+  }
+
+  /** "Retry now": the agent's model call waiting for a rate limit is made again at once. False when it was not waiting. */
+  retryNow(agentId: string): boolean {
+    const agent = this.agents.get(agentId)
+    return agent && !agent.ended ? this.models.retryNow(agent) : false
   }
 
   /** Cancels a held or queued spawn; the parent's `task` call gets an error. */

@@ -47,6 +47,10 @@ export const jobSettingsSchema = z
     no_sandbox: z.boolean().optional(),
     max_spawns_per_turn: count.optional(),
     max_spawns_per_minute: count.optional(),
+    rate_limit_wait_minutes: z.number().nonnegative().optional().meta({
+      description:
+        'how long a rate-limited or overloaded model call waits and tries again before it fails, in minutes (absent: 15; 0: never)',
+    }),
     restart_crashed: count
       .optional()
       .meta({ description: 'how many times an agent whose process crashed is restarted from its history (absent: 1; 0: never)' }),

@@ -36,12 +36,16 @@ export type JobSettings = {
   restart_crashed?: number
   /** At most this many spawns per minute in the whole job; 0 turns the guard off. */
   max_spawns_per_minute?: number
+  /** How long a model call waits through rate limits and overload before it fails (absent: `defaultRateLimitWaitMinutes`; 0: never waits). */
+  rate_limit_wait_minutes?: number
 }
 
 /** The runaway guards' defaults, for settings that do not name them (product.md §4). */
 export const spawnGuardDefaults = { max_spawns_per_turn: 10, max_spawns_per_minute: 60 } as const
 /** An agent whose process crashed is restarted from its history once, unless the job says otherwise. */
 export const defaultRestartCrashed = 1
+/** A rate-limited or overloaded model call waits and tries again for up to 15 minutes, unless the job says otherwise. */
+export const defaultRateLimitWaitMinutes = 15
 
 /** A scripted job's settings, with any field overridden: the defaults of product.md §4. */
 export const defaultSettings = (overrides: Partial<JobSettings> = {}): JobSettings => ({

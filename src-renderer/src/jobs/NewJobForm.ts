@@ -11,7 +11,7 @@ import {
 } from '@core/api/job-form'
 import type { SubagentApprovals } from '@core/trace/statuses'
 import { priceFor, type ModelPrice, type PriceTable } from '@core/providers/pricing'
-import { defaultRestartCrashed, spawnGuardDefaults } from '@core/trace/model'
+import { defaultRateLimitWaitMinutes, defaultRestartCrashed, spawnGuardDefaults } from '@core/trace/model'
 import { errorFields, errorText } from '../store/error-text'
 
 /**
@@ -34,6 +34,7 @@ export interface NewJobForm {
   max_spawns_per_turn: string
   max_spawns_per_minute: string
   restart_crashed: string
+  rate_limit_wait_minutes: string
   /** Subagents' risky commands (the form's one control; auto_approve follows it). */
   subagent_approvals: SubagentApprovals
   spawn_paused: boolean
@@ -58,6 +59,7 @@ export const formFieldOrder: readonly FormField[] = [
   'max_spawns_per_turn',
   'max_spawns_per_minute',
   'restart_crashed',
+  'rate_limit_wait_minutes',
   'job_token_budget',
   'job_cost_budget',
   'agent_timeout_s',
@@ -89,6 +91,7 @@ export function formFromJob(job: NewJob): NewJobForm {
     max_spawns_per_turn: text(job.max_spawns_per_turn),
     max_spawns_per_minute: text(job.max_spawns_per_minute),
     restart_crashed: text(job.restart_crashed),
+    rate_limit_wait_minutes: text(job.rate_limit_wait_minutes),
     subagent_approvals: approvalModeOf(job),
     spawn_paused: job.spawn_paused,
     allow_network: job.allow_network,
@@ -139,6 +142,7 @@ export function inputFromForm(form: NewJobForm): Record<keyof NewJob, unknown> {
     max_spawns_per_turn: numberFromText(form.max_spawns_per_turn, { whole: true, empty: null }),
     max_spawns_per_minute: numberFromText(form.max_spawns_per_minute, { whole: true, empty: null }),
     restart_crashed: numberFromText(form.restart_crashed, { whole: true, empty: null }),
+    rate_limit_wait_minutes: numberFromText(form.rate_limit_wait_minutes, { whole: false, empty: null }),
     auto_approve: form.subagent_approvals === 'approve',
     subagent_approvals: form.subagent_approvals,
     spawn_paused: form.spawn_paused,
@@ -185,6 +189,7 @@ function fallbackJob(form: NewJobForm): NewJob {
     agent_timeout_s: null,
     ...spawnGuardDefaults,
     restart_crashed: defaultRestartCrashed,
+    rate_limit_wait_minutes: defaultRateLimitWaitMinutes,
     auto_approve: form.subagent_approvals === 'approve',
     subagent_approvals: form.subagent_approvals,
     spawn_paused: form.spawn_paused,

@@ -4,12 +4,21 @@ import { jobOwners } from './003-job-owners'
 import { traceExport } from './004-trace-export'
 import { subagentApprovals } from './005-subagent-approvals'
 import { backgroundChildren } from './006-background-children'
+import { appValues } from './008-app-values'
 import type { Migration } from './migration'
 
 export type { Migration } from './migration'
 
 /** Every migration, in order. Add a file `NNN-name.ts` and list it here. */
-export const migrations: readonly Migration[] = [initial, settingsAndImports, jobOwners, traceExport, subagentApprovals, backgroundChildren]
+export const migrations: readonly Migration[] = [
+  initial,
+  settingsAndImports,
+  jobOwners,
+  traceExport,
+  subagentApprovals,
+  backgroundChildren,
+  appValues,
+]
 
 migrations.forEach((migration, index) => {
   if (migration.version !== index + 1) {
