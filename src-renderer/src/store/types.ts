@@ -64,6 +64,8 @@ export interface ControlsSlice {
   /** Asks a running agent, and its subtree, to finish and report within 2 steps (API stopAgent, wrap_up). */
   wrapUpAgent(agentId: string): Promise<void>
   cancelSpawn(agentId: string): Promise<void>
+  /** Ends an agent's rate-limit wait: its model call goes again at once (API retryNow). */
+  retryNow(agentId: string): Promise<void>
   /** Gives a held or queued spawn a new prompt; rejects with the API's error, for its dialog to show. */
   editSpawn(agentId: string, prompt: string): Promise<void>
   /** `scope: 'job'` approves the same command for the rest of the job; `message` goes to the agent with a denial. */
