@@ -23,6 +23,7 @@ const benches = [
   'load.ts',
   'main-thread.ts',
   'steer.ts',
+  'faults.ts',
 ]
 const selected = process.argv.length > 2 ? process.argv.slice(2) : benches
 const dir = mkdtempSync(join(tmpdir(), 'arbor-bench-run-'))

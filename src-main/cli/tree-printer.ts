@@ -57,6 +57,24 @@ export function printTree(write: (line: string) => void): (notification: ApiNoti
           )
           break
         }
+        case 'agent.wait': {
+          const label = labels.get(event.agent_id ?? '') ?? 'agent'
+          const { data } = event
+          // A rate limit's later tries are in the trace; the terminal says once that it waits.
+          if (data.phase === 'start' && data.reason === 'rate_limit') {
+            if ((data.attempt ?? 1) > 1) break
+            line(
+              event,
+              depth,
+              `⏳ ${label} rate limited${data.message ? `: ${oneLine(data.message)}` : ''}${data.until ? ` (tries again at ${data.until.slice(11, 19)})` : ''}`,
+            )
+          } else if (data.phase === 'start') {
+            line(event, depth, `⏸ ${label} paused: ${data.message ? oneLine(data.message) : 'its budget is spent'}`)
+          } else if (data.outcome !== 'ended') {
+            line(event, depth, `▸ ${label} goes on (${data.outcome ?? 'wait over'})`)
+          }
+          break
+        }
         case 'agent.wrap_up':
           if (event.data.phase === 'delivered') {
             const label = labels.get(event.agent_id ?? '') ?? 'agent'

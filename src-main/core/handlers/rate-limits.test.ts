@@ -181,7 +181,7 @@ describe('what does not pass with waiting', () => {
     const { job_id } = await rig.engine.handlers.startJob({ kind: 'agent', job: newJob(subject, server.url) })
     await rig.engine.waitForJob(job_id)
     expect(server.requests).toHaveLength(1)
-    expect(rig.events.filter((event) => (event.type as string) === 'agent.wait')).toEqual([])
+    expect(rig.events.filter((event) => event.type === 'agent.wait')).toEqual([])
     expect(endsOf(rig.events)).toMatchObject([{ data: { status: 'failed', terminal_reason: 'provider_error' } }])
   })
 })

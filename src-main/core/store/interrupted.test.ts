@@ -161,6 +161,7 @@ function writeAsVersion2(db: SqliteDatabase): void {
     projector.write()
   })()
   db.exec(`
+    ALTER TABLE agents DROP COLUMN wait;
     ALTER TABLE agents DROP COLUMN background;
     ALTER TABLE jobs DROP COLUMN subagent_approvals;
     ALTER TABLE jobs DROP COLUMN owner_token;

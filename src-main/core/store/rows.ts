@@ -1,5 +1,5 @@
 import type { AgentStatus, JobStatus, TerminalReason, TraceEvent } from '../trace/events'
-import { subagentApprovalsOf, type AgentNode, type Job, type JobProgress, type JobSettings } from '../trace/model'
+import { subagentApprovalsOf, type AgentNode, type AgentWait, type Job, type JobProgress, type JobSettings } from '../trace/model'
 import type { SubagentApprovals } from '../trace/statuses'
 
 export type { JobProgress }
@@ -53,6 +53,7 @@ export interface AgentRow {
   ended_at: string | null
   last_event_at: string
   background: number
+  wait: string | null
 }
 
 export interface EventRow {
@@ -162,12 +163,14 @@ export const agentFromRow = (row: AgentRow): AgentNode => ({
   last_event_at: row.last_event_at,
   // Only background children carry the flag, so every other node reads as it did before.
   ...(row.background === 1 ? { background: true } : {}),
+  ...(row.wait ? { wait: JSON.parse(row.wait) as AgentWait } : {}),
 })
 
 export const agentToRow = (agent: AgentNode): AgentRow => ({
   ...agent,
   usage: JSON.stringify(agent.usage),
   background: agent.background ? 1 : 0,
+  wait: agent.wait ? JSON.stringify(agent.wait) : null,
 })
 
 /** A stored event: its data was checked when it was recorded (typed) or imported (parsed), so it is trusted here. */
@@ -199,5 +202,5 @@ export const jobProgressColumns = jobProgressKeys.join(', ')
 export const jobOwnerColumns = 'owner_token, owner_pid, owner_host, heartbeat_at'
 export const agentColumns =
   'id, job_id, parent_id, depth, label, profile, model, task, status, terminal_reason, current_tool, steps, ' +
-  'max_steps, total_token_budget, usage, cost_usd, created_at, started_at, ended_at, last_event_at, background'
+  'max_steps, total_token_budget, usage, cost_usd, created_at, started_at, ended_at, last_event_at, background, wait'
 export const eventColumns = 'seq, job_id, agent_id, parent_id, depth, type, ts, data'

@@ -153,7 +153,9 @@ describe('docs/trace.schema.json', () => {
       const withoutExportTime = (text: string) => text.replace(/"exported_at":"[^"]*"/, '')
       expect(reexported.map(withoutExportTime)).toEqual(lines.map(withoutExportTime))
     }
-    expect([...seen].sort()).toEqual([...eventTypes].sort())
+    // TODO(issue 21): `agent.wait` comes with budgets that pause and rate limits that wait; the
+    // first of them to land makes a real job here emit it and removes this exception.
+    expect([...seen].sort()).toEqual(eventTypes.filter((type) => type !== 'agent.wait').sort())
   }, 90_000)
 
   it('rejects lines with missing keys, wrong types or unknown event types, saying where', () => {

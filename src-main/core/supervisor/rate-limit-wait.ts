@@ -1,6 +1,8 @@
 import type { ProviderError } from '../providers/errors'
 import { abortedError } from '../providers/errors'
+import type { WaitOutcome } from '../trace/statuses'
 import type { AgentRuntime } from './runtime'
+import type { WaitStart } from './waits'
 import { WakeSource, type CooldownCause } from './provider-limits'
 
 /**
@@ -14,16 +16,12 @@ import { WakeSource, type CooldownCause } from './provider-limits'
  * when the user says so, `ended` when the call is aborted or fails otherwise.
  */
 
-export type WaitOutcome = 'retried' | 'retry_now' | 'gave_up' | 'ended'
+type RateLimitOutcome = Exclude<WaitOutcome, 'raised'>
 
-/** What ModelCalls needs of the supervisor's AgentWaits (supervisor/waits.ts). */
+/** What ModelCalls needs of the supervisor's AgentWaits (waits.ts): its rate-limit waits only. */
 export interface RateLimitWaitRecorder {
-  start(
-    agent: AgentRuntime,
-    reason: 'rate_limit',
-    fields: { message: string; until: Date | null; provider?: string; status?: number | null; attempt?: number },
-  ): void
-  end(agent: AgentRuntime, outcome: WaitOutcome): void
+  start(agent: AgentRuntime, reason: 'rate_limit', fields: WaitStart): void
+  end(agent: AgentRuntime, outcome: RateLimitOutcome): void
 }
 
 const firstBackoffMs = 2_000
@@ -113,7 +111,7 @@ export class CallWait {
     return exempt
   }
 
-  end(outcome: WaitOutcome): void {
+  end(outcome: RateLimitOutcome): void {
     if (!this.waiting) return
     this.waiting = false
     this.context.recorder.end(this.context.agent, outcome)

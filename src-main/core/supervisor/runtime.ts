@@ -3,7 +3,7 @@ import type { Profile } from '../job/profiles'
 import type { PriceTable } from '../providers/pricing'
 import type { AgentStatus, Envelope, EventData, NewTraceEvent, TerminalReason } from '../trace/events'
 import type { Job, JobSettings } from '../trace/model'
-import type { SubagentApprovals } from '../trace/statuses'
+import { isLiveStatus, type SubagentApprovals, type WaitReason } from '../trace/statuses'
 import { emptyUsage, type Usage } from '../trace/usage'
 import type { Provider } from '../providers/types'
 import type { AgentProcess } from './process-host'
@@ -121,6 +121,8 @@ export interface AgentRuntime {
   clock: WallClock | null
   /** Requests waiting for the user in this agent's subtree, its own included (its clock is paused while any do). */
   userWaits: number
+  /** What the supervisor holds its next model call or spawn for (supervisor/waits.ts); null when it does not. */
+  wait: AgentWaitState | null
   /**
    * The user followed this finished child up while its parent runs: its next envelope reaches the
    * parent as a message (`child_result`), since no call of the parent waits for it.
@@ -230,6 +232,7 @@ export function newAgentRuntime(fields: {
     readyTimer: null,
     clock: null,
     userWaits: 0,
+    wait: null,
     reportsToParent: false,
     restarts: 0,
     steers: new Map(),
@@ -237,10 +240,17 @@ export function newAgentRuntime(fields: {
   }
 }
 
+/** An agent's wait as the supervisor holds it: why, since when (epoch ms), and the status it had before. */
+export interface AgentWaitState {
+  reason: WaitReason
+  since: number
+  before: AgentStatus
+}
+
 /** A child its parent did not wait for (`task` with `background: true`). */
 export const isBackground = (agent: AgentRuntime): boolean => agent.request?.background === true
 
-export const isLive = (agent: AgentRuntime): boolean => agent.status === 'running' || agent.status === 'waiting_approval'
+export const isLive = (agent: AgentRuntime): boolean => isLiveStatus(agent.status)
 
 export function runningChildren(agent: AgentRuntime): number {
   return agent.children.filter(isLive).length

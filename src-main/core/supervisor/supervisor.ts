@@ -42,6 +42,7 @@ import { AgentMessages, type WrapUpResult } from './agent-messages'
 import type { ResumeSource } from './rehydrate'
 import { SpawnEditRefused, Spawns } from './spawns'
 import { TraceEmitter } from './trace-emitter'
+import { AgentWaits } from './waits'
 
 export interface SupervisorOptions {
   sink: TraceSink
@@ -100,11 +101,13 @@ export class Supervisor {
   private readonly spawns: Spawns
   private readonly followUps: FollowUps
   private readonly messages: AgentMessages
+  private readonly waits: AgentWaits
 
   constructor(private readonly options: SupervisorOptions) {
     this.now = options.now ?? (() => new Date())
     this.newId = options.newId ?? defaultNewId
     this.trace = new TraceEmitter(options.sink, this.now)
+    this.waits = new AgentWaits({ trace: this.trace, clock: (agent, waiting) => this.userWait(agent, waiting), now: () => Date.now() })
     this.processes = new AgentProcesses({
       host: options.host,
       trace: this.trace,
@@ -173,7 +176,11 @@ export class Supervisor {
       redact: (agent, text) => agent.job.redactor.redact(text),
       now: () => Date.now(),
       limits: new ProviderLimits({ maxConcurrentCalls: options.maxModelCalls ?? (() => defaultMaxModelCalls) }),
-      waits: { start: () => {}, end: () => {} },
+      waits: {
+        start: (agent, reason, fields) => this.waits.start(agent, reason, fields),
+        // Only its own: a budget pause that took over is the budget's to end.
+        end: (agent, outcome) => void (this.waits.reasonOf(agent) === 'rate_limit' && this.waits.end(agent, outcome)),
+      },
       rateLimitWaitMs: (agent) => (agent.job.settings.rate_limit_wait_minutes ?? defaultRateLimitWaitMinutes) * 60_000,
     })
   }
@@ -573,6 +580,7 @@ export class Supervisor {
 
   private finish(agent: AgentRuntime, ending: Ending, parentResult?: { ok: false; error: string }): void {
     if (agent.ended) return
+    this.waits.end(agent, 'ended')
     agent.ended = true
     agent.status = ending.status
     agent.clock?.stop()
@@ -662,9 +670,10 @@ export class Supervisor {
   // --- helpers ----------------------------------------------------------------------------
 
   /**
-   * An agent started or stopped waiting for the user. Time spent waiting is the user's: the
-   * agent's wall clock stops, and so do its ancestors' (each waits for it), until nothing in
-   * their subtree waits any more.
+   * An agent started or stopped waiting for the user, or for what the user or a provider must
+   * give (a raised cap, a rate limit's end: waits.ts). That time is not the agent's: its wall
+   * clock stops, and so do its ancestors' (each waits for it), until nothing in their subtree
+   * waits any more.
    */
   private userWait(agent: AgentRuntime, waiting: boolean): void {
     for (let at: AgentRuntime | null = agent; at; at = at.parent) {

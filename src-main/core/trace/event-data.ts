@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { agentStatusSchema, jobStatusSchema, terminalReasonSchema } from './statuses'
+import { agentStatusSchema, jobStatusSchema, terminalReasonSchema, waitOutcomes, waitReasonSchema } from './statuses'
 import { usageSchema } from './usage'
 
 /**
@@ -168,6 +168,29 @@ export const eventDataSchemas = {
     from_step: count.meta({ description: 'the model calls it had made: the new process goes on from its history after them' }),
     restart: z.number().int().positive().meta({ description: 'which restart of this agent this is (1 for the first)' }),
     restarts_allowed: count.meta({ description: "the job's restart_crashed" }),
+  }),
+  'agent.wait': z.looseObject({
+    phase: z.enum(['start', 'end']).meta({
+      description: "`start`: the supervisor holds the agent's next model call or spawn; `end`: it lets it go (or the agent ended)",
+    }),
+    reason: waitReasonSchema.meta({
+      description:
+        "`rate_limit`: the provider said 429/529/503/overloaded; `job_budget`/`branch_budget`: the job's or the branch's cap is reached",
+    }),
+    message: z.string().optional().meta({ description: 'start: what the provider said, or which cap was reached (redacted)' }),
+    until: z
+      .string()
+      .nullable()
+      .optional()
+      .meta({ format: 'date-time', description: 'start: when it tries again; null: when the user acts (raises the cap)' }),
+    provider: z.string().optional().meta({ description: 'rate_limit: the provider kind' }),
+    status: z.number().int().nullable().optional().meta({ description: "rate_limit: the answer's HTTP status" }),
+    attempt: z.number().int().positive().optional().meta({ description: 'rate_limit: which wait of this call this is (1 for the first)' }),
+    outcome: z.enum(waitOutcomes).optional().meta({
+      description:
+        'end: `retried` (the wait passed), `retry_now` (the user), `raised` (a cap raised), `gave_up` (the wait limit passed; the call fails), `ended` (the agent ended)',
+    }),
+    waited_ms: millis.optional().meta({ description: 'end: how long it waited' }),
   }),
   message: z.looseObject({
     role: z.enum(['system', 'user', 'assistant', 'tool']),

@@ -1,5 +1,5 @@
 import type { AgentStatus, JobStatus, TerminalReason } from './events'
-import type { SubagentApprovals } from './statuses'
+import type { SubagentApprovals, WaitReason } from './statuses'
 import type { Usage } from './usage'
 
 /**
@@ -128,4 +128,14 @@ export interface AgentNode {
   last_event_at: string
   /** A background child (`task` with `background: true`): its parent went on without waiting. Absent otherwise. */
   background?: boolean
+  /** What a `rate_limited` or `paused` agent waits for (its last `agent.wait` start). Absent when it does not wait. */
+  wait?: AgentWait
+}
+
+/** A wait as the node shows it: why, since when, until when (null: until the user acts), and what was said. */
+export interface AgentWait {
+  reason: WaitReason
+  since: string
+  until: string | null
+  message: string
 }

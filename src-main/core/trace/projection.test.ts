@@ -92,6 +92,8 @@ describe('updateAgent', () => {
       total_token_budget: 5,
       parent_id: 'agent_0',
       depth: 4,
+      phase: 'start',
+      reason: 'rate_limit',
     }
     const changed = new Set<string>()
     for (const type of eventTypes) {
@@ -100,7 +102,7 @@ describe('updateAgent', () => {
       for (const status of ['running', 'waiting_approval'] as const) {
         const copy = { ...node, status }
         updateAgent(copy, event)
-        for (const key of Object.keys(node) as (keyof AgentNode)[])
+        for (const key of new Set([...Object.keys(node), ...Object.keys(copy)]) as Set<keyof AgentNode>)
           if (copy[key] !== (key === 'status' ? status : node[key])) changed.add(key)
       }
     }
@@ -120,6 +122,49 @@ describe('updateAgent', () => {
     } as unknown as AgentNode
     updateAgent(node, eventOf('agent.resume', { by: 'user', text: 'more', history_messages: 4, previous_status: 'completed' }))
     expect(node).toMatchObject({ status: 'running', terminal_reason: null, ended_at: null, steps: 3, usage })
+  })
+})
+
+describe('agent.wait', () => {
+  const running = { id: 'agent_1', status: 'running', current_tool: null, terminal_reason: null } as unknown as AgentNode
+  const at = (event: TraceEvent, ts: string): TraceEvent => ({ ...event, ts })
+
+  it('shows a rate limit as rate_limited with its message and next try, and its end as running again', () => {
+    const node = { ...running }
+    const start = { phase: 'start', reason: 'rate_limit', message: '429 slow down', until: '2026-12-01T10:00:30.000Z', attempt: 1 }
+    updateAgent(node, at(eventOf('agent.wait', start), '2026-12-01T10:00:00.000Z'))
+    expect(node).toMatchObject({
+      status: 'rate_limited',
+      wait: { reason: 'rate_limit', since: '2026-12-01T10:00:00.000Z', until: '2026-12-01T10:00:30.000Z', message: '429 slow down' },
+    })
+    // The next try of the same wait moves `until` on and keeps when it began.
+    updateAgent(node, at(eventOf('agent.wait', { ...start, until: '2026-12-01T10:01:30.000Z', attempt: 2 }), '2026-12-01T10:00:31.000Z'))
+    expect(node.wait).toMatchObject({ since: '2026-12-01T10:00:00.000Z', until: '2026-12-01T10:01:30.000Z' })
+    updateAgent(node, eventOf('agent.wait', { phase: 'end', reason: 'rate_limit', outcome: 'retried', waited_ms: 31_000 }))
+    expect(node.status).toBe('running')
+    expect(node).not.toHaveProperty('wait')
+  })
+
+  it('shows a budget as paused until the user acts, and an agent.end ends the wait', () => {
+    const node = { ...running }
+    updateAgent(
+      node,
+      eventOf('agent.wait', { phase: 'start', reason: 'job_budget', message: 'the job used 8,000 of 8,000 tokens', until: null }),
+    )
+    expect(node).toMatchObject({ status: 'paused', wait: { reason: 'job_budget', until: null } })
+    updateAgent(node, eventOf('agent.end', { status: 'killed', terminal_reason: 'killed', usage: emptyUsage(), cost_usd: null, steps: 2 }))
+    expect(node.status).toBe('killed')
+    expect(node).not.toHaveProperty('wait')
+  })
+
+  it('leaves an ended node as it ended, and an end for another reason changes nothing', () => {
+    const ended = { ...running, status: 'completed' } as AgentNode
+    updateAgent(ended, eventOf('agent.wait', { phase: 'start', reason: 'rate_limit', message: 'late' }))
+    expect(ended.status).toBe('completed')
+    const paused = { ...running }
+    updateAgent(paused, eventOf('agent.wait', { phase: 'start', reason: 'branch_budget', message: 'branch cap' }))
+    updateAgent(paused, eventOf('agent.wait', { phase: 'end', reason: 'rate_limit', outcome: 'retried' }))
+    expect(paused).toMatchObject({ status: 'paused', wait: { reason: 'branch_budget' } })
   })
 })
 

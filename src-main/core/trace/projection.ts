@@ -1,6 +1,6 @@
-import type { AgentStatus, TraceEvent } from './events'
+import { isFinishedStatus, type AgentStatus, type TraceEvent } from './events'
 import type { AgentNode, JobProgress } from './model'
-import type { SubagentApprovals } from './statuses'
+import { waitStatus, type SubagentApprovals } from './statuses'
 import { addCost, addUsage, emptyUsage, type Usage } from './usage'
 
 /**
@@ -91,6 +91,7 @@ export const agentProgressKeys = [
   'cost_usd',
   'ended_at',
   'last_event_at',
+  'wait',
 ] as const satisfies readonly (keyof AgentNode)[]
 
 /**
@@ -111,6 +112,20 @@ export function updateAgent(node: AgentNode, event: TraceEvent): void {
       node.usage = usageOf(data.usage) ?? node.usage
       node.cost_usd = costOf(data.cost_usd)
       node.steps = data.steps
+      delete node.wait
+      break
+    }
+    case 'agent.wait': {
+      const { data } = event
+      if (isFinishedStatus(node.status)) break
+      if (data.phase === 'start') {
+        node.status = waitStatus(data.reason)
+        node.wait = { reason: data.reason, since: node.wait?.since ?? event.ts, until: data.until ?? null, message: data.message ?? '' }
+      } else if (node.wait?.reason === data.reason) {
+        // Back to work; an approval asked for while it waited is not (a wait holds a model call or a spawn).
+        node.status = 'running'
+        delete node.wait
+      }
       break
     }
     case 'agent.restart':

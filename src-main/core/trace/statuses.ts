@@ -15,6 +15,8 @@ export const agentStatuses = [
   'queued',
   'running',
   'waiting_approval',
+  'rate_limited',
+  'paused',
   'completed',
   'partial',
   'failed',
@@ -23,6 +25,26 @@ export const agentStatuses = [
 ] as const
 export const agentStatusSchema = z.enum(agentStatuses)
 export type AgentStatus = z.infer<typeof agentStatusSchema>
+
+/**
+ * An agent whose process runs: working, or waiting with its work held where it was (for the
+ * user's decision, for a provider's rate limit, for a budget raised). Everything else is a
+ * spawn not started yet or an end.
+ */
+export const isLiveStatus = (status: AgentStatus): boolean =>
+  status === 'running' || status === 'waiting_approval' || status === 'rate_limited' || status === 'paused'
+
+/** What a live agent waits for, held by the supervisor at its model call or spawn (`agent.wait`). */
+export const waitReasons = ['rate_limit', 'job_budget', 'branch_budget'] as const
+export const waitReasonSchema = z.enum(waitReasons)
+export type WaitReason = z.infer<typeof waitReasonSchema>
+
+/** How a wait ended: tried again after it, at the user's "Retry now", a cap raised, given up, or the agent ended. */
+export const waitOutcomes = ['retried', 'retry_now', 'raised', 'gave_up', 'ended'] as const
+export type WaitOutcome = (typeof waitOutcomes)[number]
+
+/** The status an agent waiting for `reason` shows. */
+export const waitStatus = (reason: WaitReason): AgentStatus => (reason === 'rate_limit' ? 'rate_limited' : 'paused')
 
 export const terminalReasons = [
   'completed',

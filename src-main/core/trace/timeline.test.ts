@@ -126,6 +126,28 @@ describe('foldTimeline', () => {
     ])
   })
 
+  it("draws a rate limit's tries as one wait bar, and a budget pause as another that the job's end closes", () => {
+    const [jobStart, rootStart] = jobEvents()
+    let seq = 2
+    const at = (second: number, type: string, data: Record<string, unknown>, agent: string | null = 'root') =>
+      ({ ...rootStart!, type, seq: ++seq, ts: new Date(t0 + second * 1000).toISOString(), agent_id: agent, data }) as TraceEvent
+    const rateLimited = { phase: 'start', reason: 'rate_limit', message: '429 Too Many Requests', provider: 'openai', status: 429 }
+    const timeline = fold([
+      jobStart!,
+      rootStart!,
+      at(1, 'agent.wait', { ...rateLimited, attempt: 1 }),
+      at(3, 'agent.wait', { ...rateLimited, attempt: 2 }),
+      at(5, 'agent.wait', { phase: 'end', reason: 'rate_limit', outcome: 'retried', waited_ms: 4000 }),
+      at(6, 'agent.wait', { phase: 'start', reason: 'job_budget', message: 'the job used its 8,000 tokens', until: null }),
+      at(8, 'job.end', { status: 'cancelled', usage: usage(0, 0), cost_usd: null }, null),
+    ])
+    const bars = timeline.bars.root!.map((bar) => [bar.kind, seconds(bar.start_ms), seconds(bar.end_ms), bar.label])
+    expect(bars).toEqual([
+      ['rate_limit', 1, 5, '429 Too Many Requests'],
+      ['budget', 6, 8, 'the job used its 8,000 tokens'],
+    ])
+  })
+
   it('shows a queued spawn on the child lane until it starts, and an approval until its decision', () => {
     const timeline = fold(jobEvents())
     const waits = Object.values(timeline.bars)

@@ -11,9 +11,13 @@ import type { TraceEvent } from './events'
  * `[ts - duration_ms, ts]`; a tool call runs from `tool.call` to the `tool.result` of its call id.
  */
 
-/** `queued`/`held`: a spawn waiting for a slot or for spawning to resume; `approval`: a command waiting for a decision. */
-export type BarKind = 'model' | 'tool' | 'queued' | 'held' | 'approval'
-export const waitKinds: readonly BarKind[] = ['queued', 'held', 'approval']
+/**
+ * `queued`/`held`: a spawn waiting for a slot or for spawning to resume; `approval`: a command
+ * waiting for a decision; `rate_limit`/`budget`: a live agent whose next call waits for a
+ * provider's limit or for a cap to be raised (`agent.wait`).
+ */
+export type BarKind = 'model' | 'tool' | 'queued' | 'held' | 'approval' | 'rate_limit' | 'budget'
+export const waitKinds: readonly BarKind[] = ['queued', 'held', 'approval', 'rate_limit', 'budget']
 
 export interface TimelineBar {
   kind: BarKind
@@ -77,7 +81,7 @@ export interface Timeline {
   bars: Record<string, TimelineBar[]>
   links: SpawnLink[]
   points: UsagePoint[]
-  /** Fold state: each lane's open bars, by key (`wait`, `tool\tcall id`, `approval\tid`) → bar index. */
+  /** Fold state: each lane's open bars, by key (`wait`, `hold`, `tool\tcall id`, `approval\tid`) → bar index. */
   open: Record<string, Record<string, number>>
   /** Open `task` calls by `agent\tcall id` → [ms, seq]: a spawn link starts where the parent asked. */
   task_calls: Record<string, [number, number]>
@@ -255,6 +259,24 @@ function foldEvent(timeline: Timeline, event: TraceEvent, ms: number): boolean {
         label: event.data.command,
         failed: false,
       })
+      return false
+    }
+    case 'agent.wait': {
+      if (!agentId || !timeline.lanes[agentId]) return false
+      const { phase, reason, message } = event.data
+      // A rate limit's next tries are more starts of the same wait: one bar from the first to the end.
+      if (phase === 'end') closeBar(timeline, agentId, 'hold', ms)
+      else if (timeline.open[agentId]?.hold === undefined) {
+        openBar(timeline, agentId, 'hold', {
+          kind: reason === 'rate_limit' ? 'rate_limit' : 'budget',
+          start_ms: ms,
+          end_ms: null,
+          seq: event.seq,
+          agent_id: agentId,
+          label: message || (reason === 'rate_limit' ? 'rate limited' : 'budget spent'),
+          failed: false,
+        })
+      }
       return false
     }
     case 'approval.decision': {

@@ -1,6 +1,7 @@
 import { Handle, Position, useStore, type NodeProps } from '@xyflow/react'
 import { memo, type MouseEvent } from 'react'
 import type { AgentNode as Agent } from '@core/trace/model'
+import { isLiveStatus } from '@core/trace/statuses'
 import { useArbor, type ArborState } from '../store'
 import { graphTree } from '../store/replay-slice'
 import { useArborFields } from '../store/use-fields'
@@ -10,6 +11,7 @@ import { selectZoomedOut } from './flow-elements'
 import type { AgentFlowNode } from './flow-nodes'
 import { agentStatusLook } from './status'
 import { StatusIcon } from './StatusIcon'
+import { WaitLine } from './WaitLine'
 
 function selectNodeView(state: ArborState, id: string) {
   const tree = graphTree(state)
@@ -135,7 +137,7 @@ function AgentCard({ id }: { id: string }) {
             wrapping up…
           </span>
         )}
-        {!view.readOnly && (agent.status === 'running' || agent.status === 'waiting_approval') ? (
+        {!view.readOnly && isLiveStatus(agent.status) ? (
           <button className="node-button danger nodrag" data-testid="node-kill" onClick={stopAnd(() => askKill(agent.id))}>
             Kill
           </button>
@@ -165,6 +167,8 @@ function AgentCard({ id }: { id: string }) {
           <span className="state status-text-waiting_approval" data-testid="node-waiting">
             ⚠ waiting for you
           </span>
+        ) : agent.wait ? (
+          <WaitLine status={agent.status} wait={agent.wait} />
         ) : agent.current_tool ? (
           <span className="tool">▸ {agent.current_tool}</span>
         ) : (

@@ -1,5 +1,6 @@
 import { Position, type Edge, type ReactFlowState, type Rect } from '@xyflow/react'
 import type { AgentStatus } from '@core/trace/events'
+import { isLiveStatus } from '@core/trace/statuses'
 import type { TreeState } from '../store/tree-state'
 import { fanOutColumns, fanOutId } from './fan-out'
 import type { AgentFlowNode, FanOutFlowNode, GraphFlowNode } from './flow-nodes'
@@ -169,7 +170,7 @@ function hiddenPosition(tree: TreeState, layout: TreeLayout, id: string): { x: n
 export type EdgeKind = 'active' | 'ghost' | 'done' | 'failed'
 
 export const edgeKind = (status: AgentStatus): EdgeKind => {
-  if (status === 'running' || status === 'waiting_approval') return 'active'
+  if (isLiveStatus(status)) return 'active'
   if (status === 'held' || status === 'queued') return 'ghost'
   if (status === 'failed' || status === 'killed') return 'failed'
   return 'done'

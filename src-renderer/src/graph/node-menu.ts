@@ -1,4 +1,4 @@
-import type { AgentStatus } from '@core/trace/statuses'
+import { isLiveStatus, type AgentStatus } from '@core/trace/statuses'
 
 /** What an entry of a node's menu does (NodeMenu.tsx carries it out). */
 export type NodeMenuAction = 'inspect' | 'steer' | 'wrapUp' | 'kill' | 'editPrompt' | 'cancelSpawn' | 'followUp'
@@ -17,7 +17,7 @@ export interface NodeMenuSubject {
   readOnly: boolean
 }
 
-const isRunning = (status: AgentStatus): boolean => status === 'running' || status === 'waiting_approval'
+const isRunning = isLiveStatus
 const isGhost = (status: AgentStatus): boolean => status === 'held' || status === 'queued'
 const isEnded = (status: AgentStatus): boolean => !isRunning(status) && !isGhost(status)
 

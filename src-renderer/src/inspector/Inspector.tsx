@@ -1,4 +1,5 @@
 import { isFinishedStatus, type TraceEvent } from '@core/trace/events'
+import { isLiveStatus } from '@core/trace/statuses'
 import { useVirtualizer } from '@tanstack/react-virtual'
 import { useEffect, useLayoutEffect, useMemo, useRef } from 'react'
 import { useShallow } from 'zustand/react/shallow'
@@ -159,7 +160,7 @@ export function Inspector({ agentId }: { agentId: string }) {
           })}
         </div>
       </div>
-      {agent && !readOnly && (agent.status === 'running' || agent.status === 'waiting_approval') && <SteerBox agentId={agentId} />}
+      {agent && !readOnly && isLiveStatus(agent.status) && <SteerBox agentId={agentId} />}
       {agent && !readOnly && isFinishedStatus(agent.status) && <FollowUpBox key={agentId} jobId={agent.job_id} agentId={agentId} />}
     </section>
   )

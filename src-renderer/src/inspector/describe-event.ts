@@ -1,4 +1,5 @@
 import type { EventData, TraceEvent } from '@core/trace/events'
+import type { WaitOutcome, WaitReason } from '@core/trace/statuses'
 import { formatCost, formatDuration, formatTokens, shortId } from '../util/format'
 
 export type Tone = 'neutral' | 'model' | 'tool' | 'ok' | 'bad' | 'warn' | 'agent'
@@ -15,6 +16,20 @@ const join = (...parts: (string | false | null | undefined)[]): string => parts.
 
 /** What the root's `agent.start` records of the AGENTS.md / CLAUDE.md that went into its system prompt. */
 export type ProjectInstructionsInfo = NonNullable<EventData<'agent.start'>['project_instructions']>
+
+const waitTitles: Record<WaitReason, string> = {
+  rate_limit: 'rate limited',
+  job_budget: "paused: the job's budget",
+  branch_budget: "paused: the branch's budget",
+}
+
+const waitOutcomeText: Record<WaitOutcome, string> = {
+  retried: 'tried again',
+  retry_now: 'you said retry now',
+  raised: 'the cap was raised',
+  gave_up: 'waited too long: the call failed',
+  ended: 'the agent ended',
+}
 
 export function projectInstructionsOf(event: TraceEvent | undefined): ProjectInstructionsInfo | null {
   if (event?.type !== 'agent.start') return null
@@ -106,6 +121,25 @@ export function describeEvent(event: TraceEvent): EventDescription {
         ),
         tone: 'warn',
       }
+    }
+    case 'agent.wait': {
+      const { phase, reason, message, until, attempt, outcome, waited_ms } = event.data
+      const what = waitTitles[reason]
+      return phase === 'start'
+        ? {
+            title: what,
+            summary: join(
+              message,
+              until ? `tries again at ${new Date(until).toLocaleTimeString()}` : 'until you raise the cap',
+              (attempt ?? 1) > 1 && `wait ${attempt}`,
+            ),
+            tone: 'warn',
+          }
+        : {
+            title: `${what}: over`,
+            summary: join(outcome && waitOutcomeText[outcome], waited_ms !== undefined && formatDuration(waited_ms)),
+            tone: 'agent',
+          }
     }
     case 'agent.end': {
       const { status, terminal_reason, duration_ms } = event.data

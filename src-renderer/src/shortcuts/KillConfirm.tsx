@@ -2,6 +2,7 @@ import { useEffect } from 'react'
 import { useShallow } from 'zustand/react/shallow'
 import { useArbor, type ArborState } from '../store'
 import { agentsEndedByKill } from '../store/kill-rule'
+import { isLiveStatus } from '@core/trace/statuses'
 
 function selectConfirm(state: ArborState) {
   const id = state.confirmKillId
@@ -22,7 +23,7 @@ function selectConfirm(state: ArborState) {
  */
 export function KillConfirm() {
   const { id, label, status, isRoot, ending } = useArbor(useShallow(selectConfirm))
-  const active = status === 'running' || status === 'waiting_approval'
+  const active = status !== undefined && isLiveStatus(status)
   useEffect(() => {
     if (!id) return
     const onKey = (event: KeyboardEvent) => {

@@ -1,9 +1,7 @@
 import { useArbor } from '../store'
 import { subagentApprovalsOf } from '@core/trace/model'
-import { nextApprovalMode } from '@core/trace/statuses'
+import { isLiveStatus, nextApprovalMode } from '@core/trace/statuses'
 import type { ShortcutAction } from './keymap'
-
-const isActive = (status: string): boolean => status === 'running' || status === 'waiting_approval'
 
 /** Carries out a shortcut on the store; says why when it cannot (read-only job, nothing selected, …). */
 export function runShortcut(action: ShortcutAction): void {
@@ -51,7 +49,7 @@ export function runShortcut(action: ShortcutAction): void {
       if (!liveJob()) return
       const agent = state.selectedAgentId ? state.tree.agents[state.selectedAgentId] : undefined
       if (!agent) return info('Select an agent first (click its node), then press M to message it.')
-      if (!isActive(agent.status)) return info(`${agent.label} is not running: only a running agent takes a message.`)
+      if (!isLiveStatus(agent.status)) return info(`${agent.label} is not running: only a running agent takes a message.`)
       state.inspect(agent.id)
       // The box is drawn with the inspector: focus it once it is there.
       requestAnimationFrame(() => focusSteerBox(agent.id))
@@ -66,7 +64,7 @@ export function runShortcut(action: ShortcutAction): void {
       if (!liveJob()) return
       const agent = state.selectedAgentId ? state.tree.agents[state.selectedAgentId] : undefined
       if (!agent) return info('Select an agent first (click its node), then press W to wrap it up.')
-      if (!isActive(agent.status)) return info(`${agent.label} is not running: there is nothing to wrap up.`)
+      if (!isLiveStatus(agent.status)) return info(`${agent.label} is not running: there is nothing to wrap up.`)
       if (state.tree.wrappingUp[agent.id]) return info(`${agent.label} is already wrapping up.`)
       return void state.wrapUpAgent(agent.id)
     }
@@ -74,7 +72,7 @@ export function runShortcut(action: ShortcutAction): void {
       if (!liveJob()) return
       const agent = state.selectedAgentId ? state.tree.agents[state.selectedAgentId] : undefined
       if (!agent) return info('Select an agent first (click its node), then press K to kill its branch.')
-      if (!isActive(agent.status)) return info(`${agent.label} is not running.`)
+      if (!isLiveStatus(agent.status)) return info(`${agent.label} is not running.`)
       return state.askKill(agent.id)
     }
   }

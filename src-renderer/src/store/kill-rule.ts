@@ -1,10 +1,11 @@
+import { isLiveStatus, type AgentStatus } from '@core/trace/statuses'
 import type { TreeState } from './tree-state'
 
 /** A kill ending more agents than this asks first; so does one ending the root (the whole job). */
 export const killAsksAbove = 5
 
 const isLive = (status: string | undefined): boolean =>
-  status === 'running' || status === 'waiting_approval' || status === 'held' || status === 'queued'
+  status !== undefined && (isLiveStatus(status as AgentStatus) || status === 'held' || status === 'queued')
 
 /** How many agents a kill of `agentId` would end: it and its descendants not ended yet. */
 export function agentsEndedByKill(tree: Pick<TreeState, 'agents' | 'children'>, agentId: string): number {

@@ -1,6 +1,7 @@
 import type { PendingApproval } from '@core/api/contract'
 import type { TraceEvent } from '@core/trace/events'
 import type { AgentNode } from '@core/trace/model'
+import { isLiveStatus } from '@core/trace/statuses'
 
 /** Totals over an agent and all its descendants, plus what the stall flag needs. */
 export interface SubtreeTotals {
@@ -63,7 +64,7 @@ export function buildChildren(agents: Record<string, AgentNode>, order: string[]
   return children
 }
 
-const isActive = (agent: AgentNode): boolean => agent.status === 'running' || agent.status === 'waiting_approval'
+const isActive = (agent: AgentNode): boolean => isLiveStatus(agent.status)
 
 /** One agent's totals from its own usage and its children's totals (which must be up to date). */
 function totalsOf(

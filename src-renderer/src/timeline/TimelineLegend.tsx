@@ -2,7 +2,7 @@ import type { BarKind } from '@core/trace/timeline'
 import { useArbor } from '../store'
 import { barColor, barName, failedColor, hatchedKinds } from './colors'
 
-const kinds: BarKind[] = ['model', 'tool', 'queued', 'held', 'approval']
+const kinds: BarKind[] = ['model', 'tool', 'queued', 'held', 'approval', 'rate_limit', 'budget']
 
 const swatchStyle = (kind: BarKind) =>
   hatchedKinds.has(kind)

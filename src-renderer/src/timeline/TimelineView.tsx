@@ -154,7 +154,7 @@ export function TimelineView() {
 }
 
 function countBars(model: Timeline | null, laneOrder: readonly string[]): Record<'all' | BarKind, number> {
-  const counts = { all: 0, model: 0, tool: 0, queued: 0, held: 0, approval: 0 }
+  const counts = { all: 0, model: 0, tool: 0, queued: 0, held: 0, approval: 0, rate_limit: 0, budget: 0 }
   for (const id of laneOrder) {
     for (const bar of model?.bars[id] ?? []) {
       counts.all += 1

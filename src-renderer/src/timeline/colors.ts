@@ -7,16 +7,20 @@ export const barColor: Record<BarKind, string> = {
   queued: '#7c8696',
   held: '#d97706',
   approval: '#f59e0b',
+  rate_limit: '#ea580c',
+  budget: '#a855f7',
 }
 export const failedColor = '#ef4444'
 /** Waits are hatched, so they read as "not working" beside solid work bars. */
-export const hatchedKinds: ReadonlySet<BarKind> = new Set(['queued', 'held', 'approval'])
+export const hatchedKinds: ReadonlySet<BarKind> = new Set(['queued', 'held', 'approval', 'rate_limit', 'budget'])
 export const barName: Record<BarKind, string> = {
   model: 'model call',
   tool: 'tool call',
   queued: 'queued',
   held: 'held',
   approval: 'waiting approval',
+  rate_limit: 'rate limited',
+  budget: 'paused: budget',
 }
 
 export const lifelineColor = (status: string): string =>

@@ -5,7 +5,7 @@ import type { Migration } from './migration'
  * concurrent model calls per API endpoint (`max_model_calls`, Settings ▸ Providers) first.
  */
 export const appValues: Migration = {
-  version: 7,
+  version: 8,
   name: 'app-values',
   up(db) {
     db.exec(`

@@ -4,6 +4,7 @@ import { jobOwners } from './003-job-owners'
 import { traceExport } from './004-trace-export'
 import { subagentApprovals } from './005-subagent-approvals'
 import { backgroundChildren } from './006-background-children'
+import { agentWaits } from './007-agent-waits'
 import { appValues } from './008-app-values'
 import type { Migration } from './migration'
 
@@ -17,6 +18,7 @@ export const migrations: readonly Migration[] = [
   traceExport,
   subagentApprovals,
   backgroundChildren,
+  agentWaits,
   appValues,
 ]
 
