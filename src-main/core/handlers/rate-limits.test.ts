@@ -95,16 +95,26 @@ const newJob = (subject: Subject, url: string, overrides: Partial<NewJob> = {}):
   ...overrides,
 })
 
+const agentIdOf = (events: TraceEvent[], label: string): string => {
+  const start = events.find((event) => event.type === 'agent.start' && event.data.label === label)
+  if (!start?.agent_id) throw new Error(`no agent ${label}`)
+  return start.agent_id
+}
+const waitsOf = (events: TraceEvent[], agentId: string) =>
+  events.flatMap((event) => (event.type === 'agent.wait' && event.agent_id === agentId ? [event.data] : []))
 const endsOf = (events: TraceEvent[]) => events.filter((event) => event.type === 'agent.end')
 const failed = (events: TraceEvent[]) => endsOf(events).filter((event) => event.type === 'agent.end' && event.data.status !== 'completed')
 
 describe('a provider answering 429 for 20 s', () => {
-  it.each(['openai', 'anthropic'] as const)(
-    '%s, no retry-after: no agent fails, and the two children share the limit (one request at a time, not one each)',
-    async (kind) => {
+  it.each([
+    ['openai', 'no retry-after', undefined],
+    ['anthropic', 'retry-after: 3', 3],
+  ] as const)(
+    '%s, %s: no agent fails, and the two children share the limit (one request at a time, not one each)',
+    async (kind, _label, retryAfter) => {
       const subject = subjects[kind]
       const rig = setUp()
-      const { window, of, server } = await limitedServer(subject, ['AGENT-A', 'AGENT-B'], 20_000, () => subject.rateLimit())
+      const { window, of, server } = await limitedServer(subject, ['AGENT-A', 'AGENT-B'], 20_000, () => subject.rateLimit(retryAfter))
       const { job_id } = await rig.engine.handlers.startJob({ kind: 'agent', job: newJob(subject, server.url) })
       await rig.engine.waitForJob(job_id)
 
@@ -114,6 +124,17 @@ describe('a provider answering 429 for 20 s', () => {
       const inWindow = [...of('AGENT-A'), ...of('AGENT-B')]
         .filter((request) => request.received_at < window.end)
         .sort((a, b) => a.received_at - b.received_at)
+      // Both children waited, in the trace: starts with what the provider said and the next try, one end, `retried`.
+      for (const label of ['AGENT-A', 'AGENT-B']) {
+        const waits = waitsOf(rig.events, agentIdOf(rig.events, label))
+        expect(waits[0]).toMatchObject({ phase: 'start', reason: 'rate_limit', provider: kind, status: 429 })
+        expect(waits[0]!.message).toMatch(new RegExp(`^${kind}: HTTP 429 rate_limit`))
+        expect(Date.parse(waits[0]!.until!)).toBeGreaterThan(window.start)
+        expect(waits.filter((wait) => wait.phase === 'end')).toEqual([
+          expect.objectContaining({ phase: 'end', outcome: 'retried', waited_ms: expect.any(Number) }),
+        ])
+        expect(waits.at(-1)!.phase).toBe('end')
+      }
       // One agent alone sends about 12 in 20 s (4 attempts, a wait of 2 s, 4, 4 s, 4): two that did not share would send twice that.
       expect(inWindow.length).toBeLessThanOrEqual(16)
       // After the first answers, the endpoint sees one probe at a time: no two limited requests overlap.
@@ -184,4 +205,93 @@ describe('what does not pass with waiting', () => {
     expect(rig.events.filter((event) => event.type === 'agent.wait')).toEqual([])
     expect(endsOf(rig.events)).toMatchObject([{ data: { status: 'failed', terminal_reason: 'provider_error' } }])
   })
+})
+
+describe('waits that end otherwise', () => {
+  it('a retry-after is honoured; 529 overloaded from the Anthropic API waits too', async () => {
+    const subject = subjects.anthropic
+    const rig = setUp()
+    const { server, window } = await limitedServer(subject, ['AGENT-A'], 6_000, () => ({
+      ...subject.overloaded(),
+      headers: { 'retry-after': '1' },
+    }))
+    const { job_id } = await rig.engine.handlers.startJob({ kind: 'agent', job: newJob(subject, server.url) })
+    await rig.engine.waitForJob(job_id)
+    expect(failed(rig.events)).toEqual([])
+    const waits = waitsOf(rig.events, agentIdOf(rig.events, 'AGENT-A'))
+    expect(waits[0]).toMatchObject({
+      phase: 'start',
+      status: 529,
+      message: 'anthropic: HTTP 529 overloaded_error: Overloaded (after 4 attempts)',
+    })
+    // The next try is when retry-after says: a second after the fourth attempt was answered.
+    const fourth = server.requests.filter((request) => subject.view(request).first_user.includes('AGENT-A:'))[3]!
+    expect(Math.abs(Date.parse(waits[0]!.until!) - (fourth.finished_at! + 1000))).toBeLessThan(200)
+    expect(waits.at(-1)).toMatchObject({ phase: 'end', outcome: 'retried' })
+    expect(window.end).toBeGreaterThan(0)
+  }, 60_000)
+
+  it('past rate_limit_wait_minutes the agent fails as before, its wait ended gave_up', async () => {
+    const subject = subjects.openai
+    const rig = setUp()
+    const server = await subject.start(() => subject.rateLimit({ ms: 100 }))
+    cleanups.push(() => server.close())
+    // 0.02 minutes: 1.2 s of waiting.
+    const { job_id } = await rig.engine.handlers.startJob({
+      kind: 'agent',
+      job: newJob(subject, server.url, { rate_limit_wait_minutes: 0.02 }),
+    })
+    await rig.engine.waitForJob(job_id)
+    const root = agentIdOf(rig.events, 'root')
+    const waits = waitsOf(rig.events, root)
+    expect(waits.filter((wait) => wait.phase === 'start').length).toBeGreaterThanOrEqual(2)
+    expect(waits.filter((wait) => wait.phase === 'end')).toEqual([expect.objectContaining({ outcome: 'gave_up' })])
+    expect(waits.at(-1)!.waited_ms).toBeGreaterThanOrEqual(1000)
+    expect(endsOf(rig.events)).toMatchObject([{ data: { status: 'failed', terminal_reason: 'provider_error' } }])
+    expect(rig.events.find((event) => event.type === 'job.end')).toMatchObject({ data: { status: 'failed' } })
+  })
+
+  it('retryNow ends the wait (retry_now) and the call goes at once, through the cooldown', async () => {
+    const subject = subjects.openai
+    const rig = setUp()
+    const through = { open: false }
+    const routes = subject.router([{ match: 'ROOT-TASK', turns: [finish('ROOT DONE')] }])
+    // The first attempts are answered fast; the fourth asks for a minute, so the wait is long.
+    const server = await subject.start((request) => (through.open ? routes(request) : subject.rateLimit(request.seq < 4 ? { ms: 20 } : 60)))
+    cleanups.push(() => server.close())
+    const { job_id, root_agent_id } = await rig.engine.handlers.startJob({ kind: 'agent', job: newJob(subject, server.url) })
+    const start = await rig.waitFor((event) => event.type === 'agent.wait' && event.data.phase === 'start')
+    expect(start.type === 'agent.wait' && Date.parse(start.data.until!) - Date.parse(start.ts)).toBeGreaterThan(50_000)
+    expect((await rig.engine.handlers.getTree({ job_id })).agents[0]).toMatchObject({ status: 'rate_limited' })
+    through.open = true
+    const asked = Date.now()
+    expect(await rig.engine.handlers.retryNow({ agent_id: root_agent_id })).toEqual({ retried: true })
+    await rig.engine.waitForJob(job_id)
+    expect(Date.now() - asked).toBeLessThan(10_000)
+    expect(waitsOf(rig.events, root_agent_id).filter((wait) => wait.phase === 'end')).toEqual([
+      expect.objectContaining({ outcome: 'retry_now' }),
+    ])
+    expect(server.requests).toHaveLength(5)
+    expect((await rig.engine.handlers.getTree({ job_id })).job.status).toBe('completed')
+    // Not waiting any more: nothing to retry.
+    expect(await rig.engine.handlers.retryNow({ agent_id: root_agent_id })).toEqual({ retried: false })
+  }, 60_000)
+
+  it('a kill during a wait ends it at once (ended)', async () => {
+    const subject = subjects.openai
+    const rig = setUp()
+    const server = await subject.start((request) => subject.rateLimit(request.seq < 4 ? { ms: 20 } : 60))
+    cleanups.push(() => server.close())
+    const { job_id, root_agent_id } = await rig.engine.handlers.startJob({ kind: 'agent', job: newJob(subject, server.url) })
+    await rig.waitFor((event) => event.type === 'agent.wait' && event.data.phase === 'start')
+    const killed = Date.now()
+    await rig.engine.handlers.killAgent({ agent_id: root_agent_id })
+    await rig.engine.waitForJob(job_id)
+    expect(Date.now() - killed).toBeLessThan(10_000)
+    expect(waitsOf(rig.events, root_agent_id).filter((wait) => wait.phase === 'end')).toEqual([
+      expect.objectContaining({ outcome: 'ended' }),
+    ])
+    expect(endsOf(rig.events)).toMatchObject([{ data: { status: 'killed' } }])
+    expect(server.requests).toHaveLength(4)
+  }, 60_000)
 })

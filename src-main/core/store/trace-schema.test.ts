@@ -11,6 +11,7 @@ import { openDatabase } from './database'
 import { exportJobJsonl } from './export'
 import { importTraceFile } from '../import/import-job'
 import { useTempDir } from './testing/temp-dir'
+import { openaiErrors, startFakeOpenAI } from '../providers/testing/fake-openai'
 
 const schemaFile = new URL('../../../docs/trace.schema.json', import.meta.url)
 const committed = readFileSync(schemaFile, 'utf8')
@@ -116,7 +117,19 @@ async function runRealJobs(): Promise<string[]> {
   await rig.waitFor((event) => event.type === 'tool.call' && event.agent_id === crashing)
   process.kill(engine.supervisor.pidOf(crashing)!, 'SIGKILL')
   await engine.waitForJob(fourth)
-  return [first, second, third, fourth]
+
+  // A local OpenAI-compatible server that answers 429 until the call has waited once (agent.wait).
+  const limited = Array.from({ length: 4 }, () => openaiErrors.rateLimit({ ms: 20 }))
+  const server = await startFakeOpenAI({
+    queue: [...limited, { tool_calls: [{ name: 'attempt_completion', arguments: { result: 'waited' } }] }],
+  })
+  try {
+    const fifth = start({ root: [], children: {} }, { provider: 'openai_compatible', model: 'llama3.1', base_url: `${server.url}/v1` })
+    await engine.waitForJob(fifth)
+    return [first, second, third, fourth, fifth]
+  } finally {
+    await server.close()
+  }
 }
 
 describe('docs/trace.schema.json', () => {
@@ -153,9 +166,7 @@ describe('docs/trace.schema.json', () => {
       const withoutExportTime = (text: string) => text.replace(/"exported_at":"[^"]*"/, '')
       expect(reexported.map(withoutExportTime)).toEqual(lines.map(withoutExportTime))
     }
-    // TODO(issue 21): `agent.wait` comes with budgets that pause and rate limits that wait; the
-    // first of them to land makes a real job here emit it and removes this exception.
-    expect([...seen].sort()).toEqual(eventTypes.filter((type) => type !== 'agent.wait').sort())
+    expect([...seen].sort()).toEqual([...eventTypes].sort())
   }, 90_000)
 
   it('rejects lines with missing keys, wrong types or unknown event types, saying where', () => {

@@ -172,7 +172,7 @@ export class ModelCalls {
             wait.end('ended')
             return this.fail(agent, callId, failure, send)
           }
-          endpoint?.holdUntil(until, { message: failure.message, status: failure.status })
+          endpoint?.holdUntil(until, { message: failure.message, status: failure.status }, wait)
           try {
             await wait.sleepUntil(until, signal)
           } catch {

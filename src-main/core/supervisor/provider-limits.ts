@@ -43,6 +43,8 @@ export interface CooldownCause {
 export class EndpointLimit {
   private cooldownUntil = 0
   private cause: CooldownCause = { message: '', status: null }
+  /** The call whose answer set the cooldown: its own backoff is no wait for another's limit. */
+  private cooldownOwner: object | null = null
   /** Limited and not yet through again: the next attempt after the cooldown is a probe. */
   private tripped = false
   private probe: object | null = null
@@ -61,12 +63,13 @@ export class EndpointLimit {
     return this.cooldownUntil > this.now() ? { until: this.cooldownUntil, cause: this.cause } : null
   }
 
-  /** Nobody's attempt goes before `until` (a call waiting out a rate limit says how long it waits). */
-  holdUntil(until: number, cause: CooldownCause): void {
+  /** Nobody's attempt goes before `until` (a call waiting out a rate limit says how long it waits); `owner`: that call. */
+  holdUntil(until: number, cause: CooldownCause, owner: object | null = null): void {
     this.tripped = true
     if (until > this.cooldownUntil) {
       this.cooldownUntil = until
       this.cause = cause
+      this.cooldownOwner = owner
     }
     this.changed()
   }
@@ -87,14 +90,14 @@ export class EndpointLimit {
       const now = this.now()
       const cooling = !exempt && this.cooldownUntil > now
       const probing = !exempt && this.tripped && this.probe !== null
-      if (!cooling && !probing && this.active < Math.max(1, this.cap())) return this.admit(exempt)
-      if (cooling) hooks.held(this.cooldownUntil, this.cause)
+      if (!cooling && !probing && this.active < Math.max(1, this.cap())) return this.admit(hooks, exempt)
+      if (cooling && this.cooldownOwner !== hooks) hooks.held(this.cooldownUntil, this.cause)
       const woke = await this.nextChange(cooling ? this.cooldownUntil - now : null, wake, signal)
       if (woke === 'retry_now') exempt = true
     }
   }
 
-  private admit(exempt: boolean): AttemptTicket {
+  private admit(owner: CallGateHooks, exempt: boolean): AttemptTicket {
     this.active += 1
     const ticket = {}
     if (this.tripped && this.probe === null && !exempt) this.probe = ticket
@@ -104,7 +107,7 @@ export class EndpointLimit {
       settle: (result) => {
         if (settled) return
         settled = true
-        this.settle(result)
+        this.settle(result, owner)
         if (this.probe === ticket) this.probe = null
         this.changed()
       },
@@ -118,7 +121,7 @@ export class EndpointLimit {
     }
   }
 
-  private settle(result: AttemptResult): void {
+  private settle(result: AttemptResult, owner: object): void {
     if (result.ok) {
       this.tripped = false
       this.cooldownUntil = 0
@@ -126,7 +129,7 @@ export class EndpointLimit {
     }
     if (!isWaitable(result)) return
     const status = result.status === null ? '' : `HTTP ${result.status} `
-    this.holdUntil(this.now() + result.delay_ms, { message: `${this.kind}: ${status}${result.detail}`, status: result.status })
+    this.holdUntil(this.now() + result.delay_ms, { message: `${this.kind}: ${status}${result.detail}`, status: result.status }, owner)
   }
 
   private changed(): void {
