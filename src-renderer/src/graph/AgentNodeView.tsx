@@ -108,7 +108,7 @@ function AgentCard({ id }: { id: string }) {
   const budget = agent.total_token_budget
   const budgetShare = budget ? Math.min(1, tokens / budget) : 0
   const classes = ['agent-node', `status-${agent.status}`, look.ghost && 'ghost', view.selected && 'selected', stalled && 'stalled']
-  const { askKill, toggleCollapsed, openNodeMenu } = useArbor.getState()
+  const { askKill, retryNow, toggleCollapsed, openNodeMenu } = useArbor.getState()
 
   return (
     <div
@@ -137,6 +137,16 @@ function AgentCard({ id }: { id: string }) {
             wrapping up…
           </span>
         )}
+        {!view.readOnly && agent.wait?.reason === 'rate_limit' ? (
+          <button
+            className="node-button nodrag"
+            data-testid="node-retry-now"
+            title="Make its model call again now, without waiting for the rate limit"
+            onClick={stopAnd(() => void retryNow(agent.id))}
+          >
+            Retry now
+          </button>
+        ) : null}
         {!view.readOnly && isLiveStatus(agent.status) ? (
           <button className="node-button danger nodrag" data-testid="node-kill" onClick={stopAnd(() => askKill(agent.id))}>
             Kill

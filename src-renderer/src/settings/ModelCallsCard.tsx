@@ -2,6 +2,7 @@ import { useState } from 'react'
 import { useArbor } from '../store'
 import { api } from '../store/api-ref'
 import { errorText } from '../store/error-text'
+import { FormRow } from './FormControls'
 
 /**
  * The cap on concurrent model calls per API endpoint (provider, base URL and key): calls beyond it
@@ -32,11 +33,18 @@ export function ModelCallsCard(props: { value: number }) {
           Concurrent model calls
         </h3>
       </header>
-      <div className={`form-row${error ? ' has-error' : ''}`}>
-        <label className="form-row__label" htmlFor="model-calls-input">
-          Per provider
-        </label>
-        <div className="form-row__field">
+      <div className="form-grid">
+        <FormRow
+          label="Per provider"
+          htmlFor="model-calls-input"
+          error={error ?? undefined}
+          hint={
+            <>
+              Model calls in flight at once for each provider and key (default 8); more wait for a slot. A local server (Ollama, vLLM) may
+              want fewer. <code>arbor run --max-model-calls N</code> sets it for one run.
+            </>
+          }
+        >
           <input
             id="model-calls-input"
             className="input narrow"
@@ -45,16 +53,7 @@ export function ModelCallsCard(props: { value: number }) {
             value={text}
             onChange={(event) => setText(event.target.value)}
           />
-          {error && (
-            <div className="form-error" role="alert">
-              {error}
-            </div>
-          )}
-          <div className="form-hint">
-            Model calls in flight at once for each provider and key (default 8); more wait for a slot. A local server (Ollama, vLLM) may
-            want fewer. <code>arbor run --max-model-calls N</code> sets it for one run.
-          </div>
-        </div>
+        </FormRow>
       </div>
       <footer className="provider-card__foot">
         <div className="provider-card__save">
