@@ -95,6 +95,7 @@ describe('arbor run checks its job options with the API’s limits', () => {
       '2.5',
       '--base-url',
       'ftp://example.com',
+      '--rate-limit-wait=-1',
     ])
     expect(failed.code).toBe(2)
     expect(failed.stdout).toBe('')
@@ -108,6 +109,7 @@ describe('arbor run checks its job options with the API’s limits', () => {
       '--max-spawns-per-turn: at least 0 (0: no limit)',
       '--max-spawns-per-minute: must be a whole number',
       '--base-url: must be an http:// or https:// URL',
+      '--rate-limit-wait: at least 0 (0: no waiting)',
     ]) {
       expect(failed.stderr).toContain(line)
     }
@@ -165,6 +167,10 @@ describe('arbor run checks its job options with the API’s limits', () => {
       '4',
       '--max-spawns-per-minute',
       '0',
+      '--rate-limit-wait',
+      '2.5',
+      '--max-model-calls',
+      '3',
       '--db',
       db,
       '--export',
@@ -181,7 +187,11 @@ describe('arbor run checks its job options with the API’s limits', () => {
       agent_timeout_ms: 120_000,
       max_spawns_per_turn: 4,
       max_spawns_per_minute: 0,
+      rate_limit_wait_minutes: 2.5,
     })
+    const refused = await arbor(['run', project, '--task', 'x', '--db', db, '--max-model-calls', '0'])
+    expect(refused).toMatchObject({ code: 2 })
+    expect(refused.stderr).toContain('--max-model-calls must be an integer ≥ 1, got "0"')
   })
 })
 

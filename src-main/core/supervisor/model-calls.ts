@@ -39,6 +39,12 @@ export interface ModelCallsOptions {
   waits: RateLimitWaitRecorder
   /** How long one call may wait through rate limits before it fails (the job's rate_limit_wait_minutes). */
   rateLimitWaitMs(agent: AgentRuntime): number
+  /**
+   * A call of the agent waits for a free slot under the cap on concurrent calls (true), or got
+   * one (false). Not a rate-limit wait and not in the trace; the hook for a node's "waiting for a
+   * model slot", which nothing shows yet.
+   */
+  slotWait?(agent: AgentRuntime, waiting: boolean): void
 }
 
 /**
@@ -104,7 +110,8 @@ export class ModelCalls {
     signal: AbortSignal,
     send: (message: ToAgent) => void,
   ): Promise<void> {
-    const started = this.options.now()
+    // The call's duration is its last try's: the time it waited is the wait's (agent.wait).
+    let started = this.options.now()
     let provider: Provider
     try {
       provider = this.options.providerFor(agent)
@@ -129,12 +136,13 @@ export class ModelCalls {
       maxTotalMs: this.options.rateLimitWaitMs(agent),
       redact: (text) => this.options.redact(agent, text),
       now: this.options.now,
+      slotWait: (waiting) => this.options.slotWait?.(agent, waiting),
     })
     const gate = endpoint?.gate(wait, () => wait.takeExemption(), wait.wake)
     const waits = this.callWaits.get(agent) ?? new Set<CallWait>()
     this.callWaits.set(agent, waits.add(wait))
     try {
-      for (;;) {
+      for (; ; started = this.options.now()) {
         let streamed = false
         try {
           for await (const event of provider.stream({ messages, tools, signal, gate })) {

@@ -18,10 +18,11 @@ const limited = (delayMs: number): AttemptResult => ({
 
 function caller(limits: ProviderLimits, key = 'openai http://127.0.0.1:1/v1 0123456789abcdef') {
   const held: Array<{ until: number; cause: CooldownCause }> = []
+  const slotWaits: boolean[] = []
   const wake = new WakeSource()
   let exempt = false
   const gate = limits.for(key).gate(
-    { held: (until, cause) => held.push({ until, cause }) },
+    { held: (until, cause) => held.push({ until, cause }), slotWait: (waiting) => slotWaits.push(waiting) },
     () => {
       const value = exempt
       exempt = false
@@ -31,6 +32,7 @@ function caller(limits: ProviderLimits, key = 'openai http://127.0.0.1:1/v1 0123
   )
   return {
     held,
+    slotWaits,
     acquire: (signal?: AbortSignal) => gate.acquire(signal),
     retryNow() {
       exempt = true
@@ -108,6 +110,9 @@ describe('ProviderLimits', () => {
     tickets[0]!.release()
     tickets[0]!.release() // twice counts once
     tickets.push(await third)
+    // The slot wait is told (for a node to show), once each way; it is not a rate-limit hold.
+    expect(agents[2]!.slotWaits).toEqual([true, false])
+    expect(agents[2]!.held).toEqual([])
     expect(limits.for('openai http://127.0.0.1:1/v1 0123456789abcdef').inFlight).toBe(2)
     cap = 3
     tickets.push(await agents[0]!.acquire())

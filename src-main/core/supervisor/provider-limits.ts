@@ -32,6 +32,8 @@ export const defaultMaxModelCalls = 8
 export interface CallGateHooks {
   /** The attempt waits for the endpoint's cooldown (until `until`, ms), set by a limited answer `message`. */
   held(until: number, cause: CooldownCause): void
+  /** The attempt waits for a free slot (true), or got one after waiting (false): not a rate limit, and not recorded. */
+  slotWait?(waiting: boolean): void
 }
 
 export interface CooldownCause {
@@ -85,14 +87,29 @@ export class EndpointLimit {
   }
 
   private async acquire(hooks: CallGateHooks, exempt: boolean, wake: WakeSource, signal?: AbortSignal): Promise<AttemptTicket> {
+    let waitedForSlot = false
     for (;;) {
-      if (signal?.aborted) throw abortedError(signal)
+      if (signal?.aborted) {
+        if (waitedForSlot) hooks.slotWait?.(false)
+        throw abortedError(signal)
+      }
       const now = this.now()
       const cooling = !exempt && this.cooldownUntil > now
       const probing = !exempt && this.tripped && this.probe !== null
-      if (!cooling && !probing && this.active < Math.max(1, this.cap())) return this.admit(hooks, exempt)
+      const slotFree = this.active < Math.max(1, this.cap())
+      if (!cooling && !probing && slotFree) {
+        if (waitedForSlot) hooks.slotWait?.(false)
+        return this.admit(hooks, exempt)
+      }
       if (cooling && this.cooldownOwner !== hooks) hooks.held(this.cooldownUntil, this.cause)
-      const woke = await this.nextChange(cooling ? this.cooldownUntil - now : null, wake, signal)
+      if (!cooling && !probing && !waitedForSlot) {
+        waitedForSlot = true
+        hooks.slotWait?.(true)
+      }
+      const woke = await this.nextChange(cooling ? this.cooldownUntil - now : null, wake, signal).catch((error: unknown) => {
+        if (waitedForSlot) hooks.slotWait?.(false)
+        throw error
+      })
       if (woke === 'retry_now') exempt = true
     }
   }

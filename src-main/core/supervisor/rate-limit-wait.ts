@@ -29,6 +29,8 @@ const maxWaitMs = 60_000
 
 export interface CallWaitContext {
   agent: AgentRuntime
+  /** The call waits for a free model-call slot, or has one (the node may say "waiting for a model slot"). */
+  slotWait?(waiting: boolean): void
   recorder: RateLimitWaitRecorder
   provider: string
   /** How long the call may wait in all (the job's rate_limit_wait_minutes). */
@@ -50,6 +52,10 @@ export class CallWait {
 
   get isWaiting(): boolean {
     return this.waiting
+  }
+
+  slotWait(waiting: boolean): void {
+    this.context.slotWait?.(waiting)
   }
 
   /** The call's attempt is held by the endpoint's cooldown: shown waiting, once, with the cooldown's end. */
