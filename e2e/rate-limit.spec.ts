@@ -21,7 +21,14 @@ test('a rate-limited agent waits with a countdown; Retry now makes its call at o
   const server = await arborServer()
   const arbor = new ArborPage(page)
   await arbor.open(server.url)
-  await arbor.startFilledJob(await arbor.fillAgentJob({ task: `${rootMarker}: what does the shop sell?`, baseUrl: `${model.url}/v1` }))
+  const form = await arbor.fillAgentJob({ task: `${rootMarker}: what does the shop sell?`, baseUrl: `${model.url}/v1` })
+  // The form's "Wait through rate limits" (15 minutes unless changed).
+  const waitField = form.getByTestId('job-field-rate_limit_wait_minutes')
+  await expect(waitField).toHaveValue('15')
+  await waitField.fill('10')
+  await waitField.scrollIntoViewIfNeeded()
+  await arbor.screenshot('new-job-rate-limit-wait')
+  await arbor.startFilledJob(form)
 
   const waiting = arbor.nodesWithStatus('rate_limited')
   await expect(waiting).toBeVisible({ timeout: 30_000 })
