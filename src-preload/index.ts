@@ -48,6 +48,7 @@ const api = {
   revokeApprovedCommand: (input) => call('revokeApprovedCommand', input),
   steerAgent: (input) => call('steerAgent', input),
   followUp: (input) => call('followUp', input),
+  resumeJob: (input) => call('resumeJob', input),
   editSpawn: (input) => call('editSpawn', input),
   decideApproval: (input) => call('decideApproval', input),
   exportJob: (input) => call('exportJob', input),

@@ -35,16 +35,21 @@ export function makeFixtureProject(): string {
   return project
 }
 
+/** Where startArborServer keeps a fixture project's database. */
+export const dataFolderOf = (project: string): string => path.join(path.dirname(project), 'data')
+
 export interface ServerOptions {
   /** Open the fixture project (default), or start on the start screen. */
   openProject?: boolean
   /** Extra environment; provider keys of the test runner's own environment are never passed on. */
   env?: NodeJS.ProcessEnv
+  /** A project made with makeFixtureProject (its data folder beside it) instead of a new one: a database another CLI wrote. */
+  project?: string
 }
 
 export async function startArborServer(options: ServerOptions = {}): Promise<ArborServer> {
-  const project = makeFixtureProject()
-  const data = path.join(path.dirname(project), 'data')
+  const project = options.project ?? makeFixtureProject()
+  const data = dataFolderOf(project)
   const dbFile = path.join(data, 'arbor.db')
   const args = ['serve', ...(options.openProject === false ? [] : [project]), '--db', dbFile]
   return { ...(await launchArbor(args, 'arbor serve', { ARBOR_DATA_DIR: data, ...options.env })), project, dbFile }

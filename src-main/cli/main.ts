@@ -36,6 +36,9 @@ async function main(argv: string[]): Promise<number> {
       return (await import('./commands/run')).runDemo(dir, values)
     case 'run':
       return (await import('./commands/run')).runJob(dir, values)
+    case 'resume':
+      if (positionals.length > 0) throw new UsageError(`resume takes no folder: the job knows its own (${positionals[0]})`)
+      return (await import('./commands/resume')).runResume(values)
     case 'export':
       return (await import('./commands/export')).runExport(values)
     case 'serve':

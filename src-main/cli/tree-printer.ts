@@ -49,12 +49,14 @@ export function printTree(write: (line: string) => void): (notification: ApiNoti
           break
         }
         case 'agent.restart': {
-          const label = labels.get(event.agent_id ?? '') ?? 'agent'
-          line(
-            event,
-            depth,
-            `↻ ${label} restarted after its process crashed (restart ${event.data.restart} of ${event.data.restarts_allowed})`,
-          )
+          // A resumed job's agents had their agent.start in the earlier process: the restart names them.
+          const label = event.data.label ?? labels.get(event.agent_id ?? '') ?? 'agent'
+          labels.set(event.agent_id ?? '', label)
+          const why =
+            event.data.cause === 'interrupted'
+              ? `goes on after the job was interrupted (from step ${event.data.from_step})`
+              : `restarted after its process crashed (restart ${event.data.restart} of ${event.data.restarts_allowed})`
+          line(event, depth, `↻ ${label} ${why}`)
           break
         }
         case 'agent.wait': {
@@ -75,6 +77,9 @@ export function printTree(write: (line: string) => void): (notification: ApiNoti
           }
           break
         }
+        case 'control':
+          if (event.data.action === 'resume_job') write(`job ${event.job_id} resumed after it was interrupted`)
+          break
         case 'agent.wrap_up':
           if (event.data.phase === 'delivered') {
             const label = labels.get(event.agent_id ?? '') ?? 'agent'

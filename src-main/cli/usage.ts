@@ -13,6 +13,7 @@ export const usage = `Usage:
             [--subagent-approvals deny|ask|approve] [--warm-pool N] [--db FILE] [--export FILE.jsonl] [--json]
   arbor run [DIR] --continue JOB|last --task TEXT [--job-token-budget N] [--job-cost-budget USD]
             [--warm-pool N] [--db FILE] [--export FILE.jsonl] [--json]
+  arbor resume [--db FILE] (--job ID | --last) [--warm-pool N] [--export FILE.jsonl] [--json]
   arbor export --db FILE (--job ID | --last) --out FILE [--format jsonl|otlp]
   arbor export --db FILE (--job ID | --last) --otlp-endpoint URL [--header NAME=VALUE ...]
   arbor serve [DIR] [--port N] [--warm-pool N] [--db FILE]
@@ -34,6 +35,10 @@ terminal; without a terminal it needs --yes, else the job is refused (exit 2).
 run --continue follows up a job that ended: its root goes on from its whole conversation with
 --task TEXT, in the same job and tree, with the job's own settings (only its budgets may be
 raised). JOB is an id or a unique part of it (as for export --job); last is DIR's newest job.
+resume goes on with a job that was interrupted (Arbor quit, crashed or was killed while it ran):
+the agents that were running continue from their histories, held and queued spawns wait again,
+finished agents are not run again; output and exit codes as for run. --last is the database's
+newest job; a job that is not interrupted, or that another running Arbor resumed, is refused (exit 2).
 --restart-crashed N (0-${limits.restart_crashed}, default 1): an agent whose process crashes goes on in a
 new one from its history, up to N times; 0: a crash ends it.
 --rate-limit-wait MINUTES (0-${groupDigits(limits.rate_limit_wait_minutes)}, default 15): a model call that is rate limited

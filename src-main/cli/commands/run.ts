@@ -167,11 +167,20 @@ async function continuedJobId(engine: Engine, dbFile: string, reference: string)
   }
 }
 
-/** Waits for the job to end, prints its answer and totals (or `--json`'s object), exports it with --export. */
-async function reportRun(
+/**
+ * Waits for the job to end, prints its answer and totals (or `--json`'s object), exports it with
+ * --export. A follow-up's or a resume's run (`sinceStarted`) is timed from when it was sent.
+ */
+export async function reportRun(
   engine: Engine,
   jobId: string,
-  { values, dbFile, started, say }: { values: CliValues; dbFile: string; started: number; say: (line: string) => void },
+  {
+    values,
+    dbFile,
+    started,
+    say,
+    sinceStarted = values.continue !== undefined,
+  }: { values: CliValues; dbFile: string; started: number; say: (line: string) => void; sinceStarted?: boolean },
 ): Promise<number> {
   const json = values.json ?? false
   await engine.waitForJob(jobId)
@@ -179,8 +188,7 @@ async function reportRun(
   const root = agents.find((agent) => agent.parent_id === null)
   const result = root ? await rootResult(engine, root.id) : null
   // A follow-up's run is timed from when it was sent, not from the job's start.
-  const durationMs =
-    job.ended_at && values.continue === undefined ? Date.parse(job.ended_at) - Date.parse(job.created_at) : Date.now() - started
+  const durationMs = job.ended_at && !sinceStarted ? Date.parse(job.ended_at) - Date.parse(job.created_at) : Date.now() - started
   if (json) {
     process.stdout.write(`${JSON.stringify(outcome(job, agents, result, durationMs, dbFile))}\n`)
   } else {
@@ -201,7 +209,7 @@ async function reportRun(
 }
 
 /** Asks the job's root, and so every agent, to wrap up; false when nothing is left to wrap up. */
-function wrapUpJob(engine: Engine, jobId: string): boolean {
+export function wrapUpJob(engine: Engine, jobId: string): boolean {
   const root = engine.supervisor.rootAgentId(jobId)
   if (!root || !engine.supervisor.isActive(jobId)) return false
   try {

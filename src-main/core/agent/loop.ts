@@ -241,6 +241,8 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentOutcome> 
       // Its earlier messages are in the trace already: only what is new is recorded.
       history.push(...init.resume.history)
       for (const message of init.resume.closing) addMessage(message)
+      // Calls that were waiting for an approval when the job was interrupted: they ask again.
+      if (init.resume.rerun?.length) await runTools(init.resume.rerun)
     } else {
       addMessage({ role: 'system', content: profile.system_prompt })
     }

@@ -61,6 +61,7 @@ function serve(warm: boolean): void {
   async function start(init: AgentInit): Promise<void> {
     const provider = link.remoteModel(init.provider.kind, init.provider.model)
     for (const child of init.resume?.running_children ?? []) link.background.started(child.agent_id, child.description)
+    for (const child of init.resume?.ended_children ?? []) link.background.delivered(child.description, child.envelope)
     const outcome = await runAgent({
       init,
       provider,

@@ -126,6 +126,13 @@ export const apiContract = {
     })
     .strict(),
   /**
+   * Resumes an interrupted job (its Arbor process quit, crashed or was killed): the agents that
+   * were running go on from their histories, held and queued spawns wait again; agents that had
+   * ended are not run again. A job that is not interrupted, or that another live process owns (it
+   * resumed it first), is refused (conflict).
+   */
+  resumeJob: z.object({ job_id: id }).strict(),
+  /**
    * A new prompt for a held or queued spawn, in place of the one its parent wrote: the child starts
    * with it. A spawn that has started, or ended, refuses it (conflict).
    */
@@ -383,6 +390,8 @@ export interface ApiOutputs {
   revokeApprovedCommand: { revoked: boolean }
   steerAgent: { steer_id: string; sent_at: string; delivered_at: string }
   followUp: { job_id: string; agent_id: string }
+  /** `agent_ids`: the agents that go on (running again, or held or queued again). */
+  resumeJob: { job_id: string; agent_ids: string[] }
   /** `prompt`: the prompt the child will start with, as recorded (redacted). */
   editSpawn: { agent_id: string; prompt: string }
   /** `path` is null when the user dismissed a save dialog. */

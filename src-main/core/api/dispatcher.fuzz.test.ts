@@ -120,6 +120,7 @@ function validRequests(ids: { project: string; jobId: string; agentId: string })
       { job_id: jobId, text: 'now add a test for it' },
       { job_id: jobId, agent_id: agentId, text: 'and the edge case', job_token_budget: 50_000 },
     ],
+    resumeJob: [{ job_id: jobId }],
     editSpawn: [{ agent_id: agentId, prompt: 'survey src/ only' }],
     stopAgent: [
       { agent_id: agentId, mode: 'wrap_up' },

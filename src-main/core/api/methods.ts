@@ -28,6 +28,7 @@ export const apiMethods = [
   'revokeApprovedCommand',
   'steerAgent',
   'followUp',
+  'resumeJob',
   'editSpawn',
   'exportJob',
   'importTrace',

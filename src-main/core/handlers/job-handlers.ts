@@ -7,6 +7,7 @@ import { knownSecretsRedactor } from '../settings/known-secrets'
 import { keyDestinationError, resolveConnectionFor } from '../settings/providers'
 import { exportJob, jsonlFormat } from '../store/export'
 import { importTraceFile } from '../import/import-job'
+import { endInterruptedJobs } from '../store/interrupted'
 import { jobOwnersFor } from '../store/job-owners'
 import { otlpFormat } from '../otlp/otlp-json'
 import { getAgent, getAgents, getEvents, lastSeq, listJobs, rootAnswer } from '../store/queries'
@@ -34,6 +35,7 @@ type JobHandlers = Pick<
   | 'revokeApprovedCommand'
   | 'steerAgent'
   | 'followUp'
+  | 'resumeJob'
   | 'editSpawn'
   | 'exportJob'
   | 'importTrace'
@@ -160,6 +162,19 @@ export function jobHandlers(context: EngineContext): JobHandlers {
           loadedProfiles: context.profilesFor(job.project),
           ...(Object.keys(budgets).length > 0 ? { budgets } : {}),
         })
+        writer.flush()
+        return { job_id, ...resumed }
+      } catch (error) {
+        if (!(error instanceof FollowUpRefused)) throw error
+        throw error.code === 'not_found' ? notFound(error.message.replace(/^no /, '')) : conflict(error.message)
+      }
+    },
+    resumeJob: async ({ job_id }) => {
+      // An owner that died since the last heartbeat's sweep: its job is interrupted now, not in 5 s.
+      endInterruptedJobs(db, writer, { heartbeatCounts: false })
+      const job = requireControllableJob(context, job_id)
+      try {
+        const resumed = supervisor.resumeJob(job_id, context.profilesFor(job.project))
         writer.flush()
         return { job_id, ...resumed }
       } catch (error) {

@@ -71,6 +71,8 @@ export class JobSpans {
   /** agent id → how many runs it has had, and its label (a resumed run's span is named after it). */
   private readonly runs = new Map<string, number>()
   private readonly labels = new Map<string, string>()
+  /** `agent/call` of tool calls an interruption cut short (their spans ended at the resume). */
+  private readonly cutTools = new Set<string>()
   /** The job's latest `job.end`, held until the job runs again (a follow-up) or the trace ends. */
   private heldJobEnd: { ns: bigint; status: string; attributes: Attributes } | null = null
   private lastNs = 0n
@@ -150,6 +152,37 @@ export class JobSpans {
         })
         return []
       }
+      case 'control':
+        // An interrupted job resumed: its job span goes on to the next job.end.
+        if (event.data.action === 'resume_job') this.heldJobEnd = null
+        return []
+      case 'agent.restart': {
+        // A crash restart goes on in the same run; after an interruption the sweep ended the run's span.
+        if (event.data.cause !== 'interrupted') return []
+        const ended = this.closeToolSpans(agentId, ns)
+        const runs = (this.runs.get(agentId) ?? 1) + 1
+        this.runs.set(agentId, runs)
+        const spanId = hexId(`${this.traceId}/agent/${agentId}/run/${runs}`, 16)
+        const parentSpanId = event.parent_id ? this.agentSpanId(event.parent_id) : this.jobSpanId
+        this.runSpans.set(agentId, spanId)
+        const label = this.labels.get(agentId) ?? event.data.label ?? agentId
+        this.start(`agent/${agentId}`, {
+          spanId,
+          parentSpanId,
+          name: `invoke_agent ${label} (resumed)`,
+          kind: spanKind.internal,
+          startNs: ns,
+          attributes: {
+            'gen_ai.operation.name': 'invoke_agent',
+            'gen_ai.provider.name': this.provider,
+            'gen_ai.agent.id': agentId,
+            'arbor.resume.by': 'interrupted',
+            'arbor.run': runs,
+            ...defined({ 'gen_ai.agent.name': label, 'arbor.depth': int(event.depth ?? 0) }),
+          },
+        })
+        return ended
+      }
       case 'agent.start': {
         const { data } = event
         this.labels.set(agentId, data.label || data.profile)
@@ -191,8 +224,10 @@ export class JobSpans {
         return this.waitSpan(event, ns)
       case 'tool.call': {
         const { call_id: callId, name } = event.data
+        // A call asked again after an interruption (its first span ended then) gets a span of its own.
+        const again = this.cutTools.has(`${agentId}/${callId}`) ? '/again' : ''
         this.start(`tool/${agentId}/${callId}`, {
-          spanId: hexId(`${this.traceId}/tool/${agentId}/${callId}`, 16),
+          spanId: hexId(`${this.traceId}/tool/${agentId}/${callId}${again}`, 16),
           parentSpanId: this.agentSpanId(agentId),
           name: `execute_tool ${name}`.trim(),
           kind: spanKind.internal,
@@ -244,6 +279,17 @@ export class JobSpans {
     this.open.clear()
     this.spawnCalls.clear()
     return [...job, ...rest]
+  }
+
+  /** The agent's tool calls still open when its job was interrupted: ended there, as errors. */
+  private closeToolSpans(agentId: string, ns: bigint): SpanRecord[] {
+    const prefix = `tool/${agentId}/`
+    return [...this.open.keys()]
+      .filter((key) => key.startsWith(prefix))
+      .flatMap((key) => {
+        this.cutTools.add(key.slice('tool/'.length))
+        return this.close(key, ns, false, 'interrupted', 'the job was interrupted while the tool ran', {})
+      })
   }
 
   private agentSpanId(agentId: string): string {

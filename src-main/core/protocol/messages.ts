@@ -64,6 +64,13 @@ export const agentInitSchema = z.object({
        * background children (await_tasks waits for them, it may not finish before they end).
        */
       running_children: z.array(z.object({ agent_id: z.string(), description: z.string() })).optional(),
+      /**
+       * A resumed interrupted job: tool calls of its last assistant message that were waiting for
+       * an approval nobody decided. They are run again (and so ask again) instead of being answered.
+       */
+      rerun: z.array(toolCallSchema).optional(),
+      /** Background children that ended before the interruption and whose envelope its model never saw. */
+      ended_children: z.array(z.object({ description: z.string(), envelope: envelopeSchema })).optional(),
     })
     .optional(),
   /** The profiles this agent may spawn, listed in the `task` tool's description. */

@@ -72,6 +72,8 @@ describe('endInterruptedJobs', () => {
       .filter((event) => event.type === 'agent.end')
       .map((event) => event.agent_id)
     expect(ends).toEqual([childId, rootId])
+    // Each marked as the sweep's, with what it was doing: what a resume reads to continue it.
+    expect(getEvents(reopened, childId).at(-1)?.data).toMatchObject({ interrupted: true, interrupted_status: 'running' })
     expect(endInterruptedJobs(reopened, restarted, { now })).toEqual([])
     restarted.close()
     reopened.close()

@@ -15,7 +15,8 @@ export interface EndInterruptedOptions extends Pick<LivenessCheck, 'staleAfterMs
  * alone. Run when a process opens the database, and by the heartbeat for owners that exit later.
  * The job is first taken over (of two processes sweeping at once, one wins), then each unfinished
  * agent gets an `agent.end` (held or queued: `cancelled`; otherwise `failed` with terminal reason
- * `crashed`), then the job a `job.end` with status `interrupted` and the usage its agents had
+ * `crashed`; each marked `interrupted: true` with the status it had, so a resume knows which
+ * agents go on), then the job a `job.end` with status `interrupted` and the usage its agents had
  * reached, all in one batch. Returns the ids of the jobs it ended.
  */
 export function endInterruptedJobs(db: SqliteDatabase, writer: TraceLog, options: EndInterruptedOptions = {}): string[] {
@@ -59,6 +60,9 @@ function endJob(db: SqliteDatabase, writer: TraceLog, jobId: string, ts: string)
         steps: agent.steps,
         tool_usage: {},
         duration_ms: agent.started_at ? Date.parse(ts) - Date.parse(agent.started_at) : 0,
+        // What `resumeJob` reads to know which agents go on, and how (supervisor/resume-job.ts).
+        interrupted: true,
+        interrupted_status: agent.status,
       },
     })
   }

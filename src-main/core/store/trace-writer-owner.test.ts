@@ -93,6 +93,37 @@ describe('TraceWriter with an owner', () => {
     expect(getJob(sweeper.db, jobId)?.status).toBe('interrupted')
     expect(errors).toHaveLength(1)
   })
+
+  it('resumes an interrupted job for one process only: the first takes it over and marks it running, the next is refused', async () => {
+    const file = join(tempDir(), 'arbor.db')
+    const gone = await sleeper()
+    const first = open(file, { token: 'gone-token', pid: gone.pid, host: os.hostname() })
+    first.writer.createJob(sampleJob())
+    for (const event of sampleJobEvents().slice(0, 12)) first.writer.append(event)
+    first.writer.flush()
+    await gone.kill()
+    const a = open(file, newOwnerIdentity())
+    const b = open(file, newOwnerIdentity())
+    expect(endInterruptedJobs(a.db, a.writer)).toEqual([jobId])
+    expect(getJob(a.db, jobId)?.status).toBe('interrupted')
+
+    a.writer.reopenJob(jobId, { interrupted: true })
+    expect(getJob(b.db, jobId)?.status).toBe('running')
+    expect(jobOwnersFor(b.db).ownerOf(jobId)?.token).toBe(a.writer.owner?.token)
+    expect(() => b.writer.reopenJob(jobId, { interrupted: true })).toThrow(`Job ${jobId} cannot be resumed: it is not interrupted`)
+    // The process that took it writes into it; the other cannot.
+    a.writer.append(control(true))
+    expect(a.writer.flush()).toHaveLength(1)
+    b.writer.append(control(false))
+    expect(b.writer.flush()).toEqual([])
+  })
+
+  it('resumes only an interrupted job: a completed one is refused (a follow-up reopens it instead)', () => {
+    const { writer } = open(join(tempDir(), 'arbor.db'), newOwnerIdentity())
+    writer.createJob(sampleJob({ status: 'completed' }))
+    expect(() => writer.reopenJob(jobId, { interrupted: true })).toThrow('it is not interrupted')
+    expect(() => writer.reopenJob(jobId)).not.toThrow()
+  })
 })
 
 describe('startHeartbeat', () => {

@@ -32,11 +32,19 @@ export type CommitListener = (events: TraceEvent[]) => void
  * committing on the caller's thread, or a ThreadedTraceWriter (writer-thread.ts), which commits
  * on a worker thread of its own and keeps the same contract.
  */
+export interface ReopenOptions {
+  interrupted?: boolean
+}
+
 export interface TraceLog {
   readonly owner: OwnerIdentity | null
   createJob(job: Job): void
-  /** A job that ended runs again in this process (a follow-up): it is this process's from now on. */
-  reopenJob(jobId: string): void
+  /**
+   * A job that ended runs again in this process (a follow-up): it is this process's from now on.
+   * With `interrupted`, only a job whose status is `interrupted`, and it is marked running in the
+   * same statement: of two processes resuming it, one wins, the other is refused.
+   */
+  reopenJob(jobId: string, options?: ReopenOptions): void
   append(event: NewTraceEvent): void
   flush(): TraceEvent[]
   onCommit(listener: CommitListener): () => void
@@ -88,6 +96,7 @@ export class TraceWriter implements TraceLog {
   private readonly insertJob: Statement<[JobRow & JobOwnerRow]>
   private readonly selectJobOwner: Statement<[string], { status: string; owner_token: string | null }>
   private readonly claimEndedJob: Statement<[JobOwnerRow & { id: string }]>
+  private readonly claimInterruptedJob: Statement<[JobOwnerRow & { id: string }]>
   private readonly insertEvent: Statement<[string, string | null, string | null, number | null, string, string, string]>
   private readonly commitBatch: (batch: QueuedEvent[]) => CommittedBatch
 
@@ -110,6 +119,11 @@ export class TraceWriter implements TraceLog {
     this.claimEndedJob = db.prepare(
       `UPDATE jobs SET owner_token = @owner_token, owner_pid = @owner_pid, owner_host = @owner_host, heartbeat_at = @heartbeat_at
        WHERE id = @id AND status != 'running' AND imported = 0`,
+    )
+    this.claimInterruptedJob = db.prepare(
+      `UPDATE jobs SET owner_token = @owner_token, owner_pid = @owner_pid, owner_host = @owner_host, heartbeat_at = @heartbeat_at,
+       status = 'running', ended_at = NULL
+       WHERE id = @id AND status = 'interrupted' AND imported = 0`,
     )
     this.insertEvent = db.prepare('INSERT INTO events (job_id, agent_id, parent_id, depth, type, ts, data) VALUES (?, ?, ?, ?, ?, ?, ?)')
     this.commitBatch = db.transaction((batch: QueuedEvent[]) => {
@@ -144,12 +158,17 @@ export class TraceWriter implements TraceLog {
   /**
    * Makes this process the owner of a job that had ended, so the events of its follow-up are
    * stored (mayWrite). What is queued is committed first, under the owner it was queued for.
-   * Throws for a job that is running (another process's, or already this one's) or imported.
+   * Throws for a job that is running (another process's, or already this one's) or imported;
+   * with `interrupted`, for one that is not interrupted (any more: another process resumed it).
    */
-  reopenJob(jobId: string): void {
+  reopenJob(jobId: string, options: ReopenOptions = {}): void {
     this.assertOpen()
     this.flush()
-    const claimed = this.claimEndedJob.run({ id: jobId, ...ownerRow(this.owner, new Date()) }).changes
+    const claim = options.interrupted ? this.claimInterruptedJob : this.claimEndedJob
+    const claimed = claim.run({ id: jobId, ...ownerRow(this.owner, new Date()) }).changes
+    if (claimed === 0 && options.interrupted) {
+      throw new StoreError(`Job ${jobId} cannot be resumed: it is not interrupted (another Arbor process may have resumed it)`)
+    }
     if (claimed === 0) throw new StoreError(`Job ${jobId} cannot be reopened: it is running, imported or unknown`)
     this.createdJobs.add(jobId)
   }

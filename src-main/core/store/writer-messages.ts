@@ -38,7 +38,7 @@ export type ToWriter =
       /** Tests: the thread dies right after this commit, before it replies. */ exitAfterCommit?: boolean
     }
   | { type: 'createJob'; id: number; job: Job }
-  | { type: 'reopenJob'; id: number; jobId: string }
+  | { type: 'reopenJob'; id: number; jobId: string; interrupted?: boolean }
   | { type: 'close'; id: number }
   | { type: 'heartbeat'; at: string }
 

@@ -8,7 +8,7 @@ import type { SqliteDatabase } from './database'
 import { StoreError } from './errors'
 import type { CheckedEvent } from './event-check'
 import type { OwnerIdentity } from './owner'
-import type { CommitListener, TraceLog, TraceWriterOptions } from './trace-writer'
+import type { CommitListener, ReopenOptions, TraceLog, TraceWriterOptions } from './trace-writer'
 import type { FromWriter, ToWriter, WireError, WireEvent, WriterWorkerData } from './writer-messages'
 
 export interface ThreadedTraceWriterOptions extends TraceWriterOptions {
@@ -106,11 +106,11 @@ export class ThreadedTraceWriter implements TraceLog {
     this.gate.addJob(job.id)
   }
 
-  reopenJob(jobId: string): void {
+  reopenJob(jobId: string, options: ReopenOptions = {}): void {
     this.assertOpen()
     // The thread commits what it was sent before it takes the job over.
     this.post()
-    const error = this.call({ type: 'reopenJob', id: ++this.lastPostedId, jobId })
+    const error = this.call({ type: 'reopenJob', id: ++this.lastPostedId, jobId, ...(options.interrupted ? { interrupted: true } : {}) })
     if (error) throw fromWire(error)
   }
 

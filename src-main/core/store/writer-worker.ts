@@ -71,7 +71,7 @@ port.on('message', (message: ToWriter) => {
     case 'createJob':
       return call(message.id, () => writer.createJob(message.job as Job))
     case 'reopenJob':
-      return call(message.id, () => writer.reopenJob(message.jobId))
+      return call(message.id, () => writer.reopenJob(message.jobId, { interrupted: message.interrupted === true }))
     case 'heartbeat':
       try {
         writer.heartbeat(new Date(message.at))

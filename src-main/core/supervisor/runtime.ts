@@ -16,8 +16,11 @@ import type { WallClock } from './wall-clock'
 export interface TraceSink {
   createJob(job: Job): void
   append(event: NewTraceEvent): void
-  /** A job that had ended runs again here (a follow-up): this process owns it from now on. */
-  reopenJob?(jobId: string): void
+  /**
+   * A job that had ended runs again here (a follow-up): this process owns it from now on. With
+   * `interrupted` (a resume), only an interrupted job; throws when another process got it first.
+   */
+  reopenJob?(jobId: string, options?: { interrupted?: boolean }): void
 }
 
 export interface PendingApproval {

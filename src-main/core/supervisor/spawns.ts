@@ -130,6 +130,18 @@ export class Spawns {
     return edited
   }
 
+  /**
+   * A spawn that was held or queued when its job was interrupted, waiting again in the resumed
+   * job: held while spawning is paused, else queued behind its parent's running children (the
+   * caller pumps the parent once every one is back).
+   */
+  again(child: AgentRuntime): void {
+    if (!child.parent || !child.request) return
+    if (!this.options.isPaused(child.job)) return this.enqueue(child)
+    child.status = 'held'
+    this.options.trace.agent(child.parent, 'subagent.held', { ...childEventData(child), reason: 'spawning is paused' })
+  }
+
   /** Starts queued children of `parent` while slots are free. */
   pump(parent: AgentRuntime): void {
     const job = parent.job

@@ -38,6 +38,7 @@ import {
   type TraceSink,
 } from './runtime'
 import { FollowUps, type FollowUpOptions } from './follow-ups'
+import { JobResumes } from './resume-job'
 import { AgentMessages, type WrapUpResult } from './agent-messages'
 import type { ResumeSource } from './rehydrate'
 import { SpawnEditRefused, Spawns } from './spawns'
@@ -100,6 +101,7 @@ export class Supervisor {
   private readonly processes: AgentProcesses
   private readonly spawns: Spawns
   private readonly followUps: FollowUps
+  private readonly resumes: JobResumes
   private readonly messages: AgentMessages
   private readonly waits: AgentWaits
 
@@ -166,6 +168,18 @@ export class Supervisor {
         this.approvals.denyAllFor(agent, 'auto_deny', reason)
         this.messages.agentEnded(agent, 'crashed')
       },
+    })
+    this.resumes = new JobResumes({
+      trace: this.trace,
+      sink: options.sink,
+      source: options.resumeSource,
+      jobs: this.jobs,
+      agents: this.agents,
+      jobContext: (project, settings) => this.jobContext(project, settings),
+      env: options.env ?? process.env,
+      launch: (agent, firstMessage, resume) => this.launch(agent, firstMessage, resume),
+      wait: (child) => this.spawns.again(child),
+      pump: (parent) => this.spawns.pump(parent),
     })
     const sleep = options.sleep ?? realSleep
     this.models = new ModelCalls({
@@ -305,6 +319,14 @@ export class Supervisor {
    */
   followUp(options: FollowUpOptions): Promise<{ agent_id: string }> {
     return this.followUps.followUp(options)
+  }
+
+  /**
+   * Resumes an interrupted job (resume-job.ts): its agents that were running go on from their
+   * histories, its held and queued spawns wait again. Throws FollowUpRefused.
+   */
+  resumeJob(jobId: string, loadedProfiles?: LoadedProfiles): { agent_ids: string[] } {
+    return this.resumes.resume(jobId, loadedProfiles)
   }
 
   /** The job's agents told to wrap up that have not ended yet (running jobs of this process only). */

@@ -139,6 +139,13 @@ export const eventDataSchemas = {
     tool_usage: z.record(z.string(), count).meta({ description: 'tool name → number of calls' }),
     duration_ms: millis,
     wrapped_up: z.boolean().optional().meta({ description: 'the agent was asked to wrap up before it ended (absent: it was not)' }),
+    interrupted: z
+      .literal(true)
+      .optional()
+      .meta({ description: 'written by the sweep of an interrupted job (its process was gone), not by the agent: resumeJob continues it' }),
+    interrupted_status: agentStatus
+      .optional()
+      .meta({ description: 'with interrupted: what the agent was doing then (running, waiting_approval, held, queued)' }),
   }),
   'agent.wrap_up': z.looseObject({
     phase: z.enum(['requested', 'delivered']).meta({
@@ -162,12 +169,19 @@ export const eventDataSchemas = {
     label: z.string().optional().meta({ description: "the agent's label, as its agent.start gave it" }),
   }),
   'agent.restart': z.looseObject({
-    cause: z.enum(['crashed']).meta({ description: 'why its process was replaced: it exited unexpectedly' }),
+    cause: z.enum(['crashed', 'interrupted']).meta({
+      description: 'why it goes on in a new process: its process exited unexpectedly (crashed), or its job was interrupted and resumed',
+    }),
     code: z.number().nullable().optional().meta({ description: "the process's exit code" }),
     signal: z.string().nullable().optional().meta({ description: 'the signal that ended it' }),
     from_step: count.meta({ description: 'the model calls it had made: the new process goes on from its history after them' }),
-    restart: z.number().int().positive().meta({ description: 'which restart of this agent this is (1 for the first)' }),
-    restarts_allowed: count.meta({ description: "the job's restart_crashed" }),
+    restart: z.number().int().positive().optional().meta({ description: 'crashed: which restart of this agent this is (1 for the first)' }),
+    restarts_allowed: count.optional().meta({ description: "crashed: the job's restart_crashed" }),
+    label: z.string().optional().meta({ description: "interrupted: the agent's label, as its agent.start gave it" }),
+    rerun_calls: z
+      .array(z.string())
+      .optional()
+      .meta({ description: 'interrupted: tool calls that waited for an approval never decided; they run again and ask again' }),
   }),
   'agent.wait': z.looseObject({
     phase: z.enum(['start', 'end']).meta({
@@ -276,11 +290,11 @@ export const eventDataSchemas = {
     message: z.string().optional().meta({ description: 'what the user said to the agent with a denial' }),
   }),
   control: z.looseObject({
-    action: z.enum(['pause', 'resume', 'kill', 'cancel_spawn', 'auto_approve', 'edit_spawn']),
+    action: z.enum(['pause', 'resume', 'kill', 'cancel_spawn', 'auto_approve', 'edit_spawn', 'resume_job']),
     target: z.string().meta({ description: 'an agent id, a job id, or `all`' }),
     value: z.unknown().meta({
       description:
-        'the new value: true/false for pause; for auto_approve the subagent approval mode: true (approve), false (deny) or "ask"; for edit_spawn the prompt the held or queued child will start with',
+        'the new value: true/false for pause; for auto_approve the subagent approval mode: true (approve), false (deny) or "ask"; for edit_spawn the prompt the held or queued child will start with; for resume_job (an interrupted job resumed, target the job) true',
     }),
     previous: z.string().optional().meta({ description: 'edit_spawn: the prompt the child had before the edit' }),
     by: z.string(),

@@ -49,6 +49,15 @@ describe('changesJob', () => {
     expect(reopened).toMatchObject({ status: 'running', ended_at: null })
     expect(reopened).not.toHaveProperty('end_reason')
   })
+
+  it("an interrupted job resumed (control resume_job) runs again; a pause control or another job's leaves it ended", () => {
+    const ended = reduceJob(job, eventOf('job.end', { status: 'interrupted', usage: emptyUsage(), cost_usd: null }))
+    expect(ended.status).toBe('interrupted')
+    const resumed = reduceJob(ended, eventOf('control', { action: 'resume_job', target: job.id, value: true, by: 'user' }))
+    expect(resumed).toMatchObject({ status: 'running', ended_at: null })
+    expect(reduceJob(ended, eventOf('control', { action: 'resume_job', target: 'job_other', value: true, by: 'user' }))).toBe(ended)
+    expect(reduceJob(ended, eventOf('control', { action: 'resume', target: job.id, value: false, by: 'user' })).status).toBe('interrupted')
+  })
 })
 
 describe('updateAgent', () => {
@@ -122,6 +131,26 @@ describe('updateAgent', () => {
     } as unknown as AgentNode
     updateAgent(node, eventOf('agent.resume', { by: 'user', text: 'more', history_messages: 4, previous_status: 'completed' }))
     expect(node).toMatchObject({ status: 'running', terminal_reason: null, ended_at: null, steps: 3, usage })
+  })
+
+  it('an agent.restart after an interruption runs the node the sweep ended again; after a crash it only clears its tool', () => {
+    const usage = { ...emptyUsage(), input_tokens: 40 }
+    const swept = { status: 'failed', terminal_reason: 'crashed', ended_at: 'then', steps: 3, usage, current_tool: 'bash' }
+    const node = { ...swept } as unknown as AgentNode
+    updateAgent(node, eventOf('agent.restart', { cause: 'interrupted', from_step: 3 }))
+    expect(node).toMatchObject({ status: 'running', terminal_reason: null, ended_at: null, current_tool: null, steps: 3, usage })
+    const running = { ...swept, status: 'running', terminal_reason: null, ended_at: null } as unknown as AgentNode
+    updateAgent(running, eventOf('agent.restart', { cause: 'crashed', from_step: 3, restart: 1, restarts_allowed: 1 }))
+    expect(running).toMatchObject({ status: 'running', current_tool: null })
+  })
+
+  it('a spawn the sweep cancelled, queued or held again, is a ghost again', () => {
+    const cancelled = { id: 'agent_2', status: 'cancelled', terminal_reason: 'cancelled', ended_at: 'then' } as unknown as AgentNode
+    const data = { call_id: 'c1', child_agent_id: 'agent_2', profile: 'explore', description: 'q', task: 't' }
+    for (const type of ['subagent.queued', 'subagent.held'] as const) {
+      const [again] = reduceAgents(eventOf(type, { ...data, reason: 'resumed' }), () => cancelled)
+      expect(again).toMatchObject({ status: type === 'subagent.held' ? 'held' : 'queued', terminal_reason: null, ended_at: null })
+    }
   })
 })
 

@@ -15,7 +15,8 @@ export function reduceAgents(event: TraceEvent, get: (id: string) => AgentNode |
       const { data } = event
       const existing = get(data.child_agent_id)
       const status: AgentStatus = event.type === 'subagent.held' ? 'held' : 'queued'
-      if (existing) return [{ ...existing, status, last_event_at: event.ts }]
+      // Held or queued again (an interrupted job resumed): the sweep's end no longer stands.
+      if (existing) return [{ ...existing, status, terminal_reason: null, ended_at: null, last_event_at: event.ts }]
       return [
         {
           ...blankNode(event.job_id, data.child_agent_id, event.ts),
@@ -129,8 +130,14 @@ export function updateAgent(node: AgentNode, event: TraceEvent): void {
       break
     }
     case 'agent.restart':
-      // Its process crashed and a new one goes on: whatever tool ran was cut short.
+      // Its process crashed and a new one goes on: whatever tool ran was cut short. After an
+      // interruption it had been ended by the sweep: it runs again, its totals carried on.
       node.current_tool = null
+      if (event.data.cause === 'interrupted') {
+        node.status = 'running'
+        node.terminal_reason = null
+        node.ended_at = null
+      }
       break
     case 'agent.resume':
       // A follow-up or a parent's `resume`: the same node runs again, its totals carried on.
@@ -200,6 +207,11 @@ export function reduceJob<J extends JobProgress>(job: J, event: TraceEvent): J {
       }
       if (action === 'pause' && target === job.id) return { ...job, spawn_paused: true }
       if (action === 'resume' && target === job.id) return { ...job, spawn_paused: false }
+      if (action === 'resume_job' && target === job.id) {
+        // An interrupted job resumed: it runs again, and ends again with a new job.end.
+        const { end_reason: _reason, ...rest } = job as J & { end_reason?: unknown }
+        return { ...(rest as J), status: 'running', ended_at: null }
+      }
       return job
     }
     default:

@@ -236,6 +236,30 @@ describe('foldTimeline', () => {
     expect(followed.bars.root!.filter((bar) => bar.kind === 'model').map((bar) => seconds(bar.end_ms))).toEqual([2, 15, 22])
   })
 
+  it('runs an interrupted job again once resumed: its continued lane, and a spawn queued again waits on its lane', () => {
+    const events = jobEvents()
+    const last = events.at(-1)!
+    const at = (second: number) => new Date(t0 + second * 1000).toISOString()
+    const more = (second: number, type: string, agent: string | null, data: Record<string, unknown>) =>
+      ({ ...last, seq: last.seq + second, ts: at(second), type, agent_id: agent, depth: agent ? 0 : null, data }) as TraceEvent
+    const resumed = fold([
+      ...events,
+      more(20, 'control', null, { action: 'resume_job', target: 'job-1', value: true, by: 'user' }),
+      more(21, 'agent.restart', 'root', { cause: 'interrupted', from_step: 2, label: 'root' }),
+      more(22, 'subagent.queued', 'root', { call_id: null, child_agent_id: 'b', profile: 'explore', description: 'B', task: 't' }),
+    ])
+    expect(resumed.end_ms).toBeNull()
+    expect(resumed.lanes.root).toMatchObject({ status: 'running', end_ms: null })
+    expect(resumed.lanes.b).toMatchObject({ status: 'waiting', end_ms: null })
+    expect(resumed.bars.b!.filter((bar) => bar.kind === 'queued' && bar.end_ms === null)).toHaveLength(1)
+    // A restart after a crash leaves an ended lane as it is.
+    const crashed = fold([
+      ...events,
+      more(20, 'agent.restart', 'root', { cause: 'crashed', from_step: 2, restart: 1, restarts_allowed: 1 }),
+    ])
+    expect(crashed.lanes.root!.end_ms).not.toBeNull()
+  })
+
   it('leaves a bar open while it runs, and ends it with the job', () => {
     const events = jobEvents()
     const cut = events.findIndex((event) => event.type === 'approval.decision')

@@ -145,6 +145,12 @@ function foldEvent(timeline: Timeline, event: TraceEvent, ms: number): boolean {
         profile: event.data.profile,
       })
       if (added) addLink(timeline, agentId, childId, ms, event.seq)
+      const lane = timeline.lanes[childId]!
+      if (lane.end_ms !== null) {
+        // Held or queued again: an interrupted job resumed, the sweep's end no longer stands.
+        lane.end_ms = null
+        lane.status = 'waiting'
+      }
       closeBar(timeline, childId, 'wait', ms)
       openBar(timeline, childId, 'wait', {
         kind: event.type === 'subagent.held' ? 'held' : 'queued',
@@ -196,8 +202,15 @@ function foldEvent(timeline: Timeline, event: TraceEvent, ms: number): boolean {
       closeLane(timeline, agentId, ms)
       return false
     }
+    case 'control':
+      // An interrupted job resumed: it runs to its next job.end.
+      if (event.data.action === 'resume_job') timeline.end_ms = null
+      return false
+    case 'agent.restart':
     case 'agent.resume': {
-      // A follow-up: the lane runs again to its next end, and so does the job.
+      // After a crash the lane just goes on; after an interruption it had been ended by the sweep.
+      if (event.type === 'agent.restart' && event.data.cause !== 'interrupted') return false
+      // A follow-up or a resume: the lane runs again to its next end, and so does the job.
       const lane = agentId ? timeline.lanes[agentId] : undefined
       if (!lane) return false
       lane.end_ms = null

@@ -8,7 +8,8 @@ export const answerPreviewLines = 3
 /**
  * What the selected job's root agent answered, under the toolbar: what the user came for. The
  * first lines, and the whole of it on "Show all"; nothing while the root first runs. Under it,
- * once the job has ended, a box to follow up: the root goes on with its whole conversation.
+ * once the job has ended, a box to follow up: the root goes on with its whole conversation; and
+ * for a job that was interrupted (Arbor quit or crashed while it ran), "Resume job".
  */
 export function JobAnswer() {
   const answer = useArbor((state) => (state.selectedJobId ? state.answers[state.selectedJobId] : undefined))
@@ -30,7 +31,11 @@ export function JobAnswer() {
       <div className="job-answer__row">
         <span className="job-answer__label">Answer</span>
         <pre className="job-answer__text" data-testid="job-answer-text">
-          {answer === undefined ? <span className="muted">No answer: the job ended without one.</span> : null}
+          {answer === undefined ? (
+            <span className="muted">
+              {job?.status === 'interrupted' ? 'No answer yet: the job was interrupted.' : 'No answer: the job ended without one.'}
+            </span>
+          ) : null}
           {answer !== undefined && (expanded || !long ? answer : `${lines.slice(0, answerPreviewLines).join('\n')}…`)}
         </pre>
         {long && (
@@ -45,8 +50,41 @@ export function JobAnswer() {
           </button>
         )}
       </div>
+      {canFollowUp && job.status === 'interrupted' && <ResumeBar key={`resume-${job.id}`} jobId={job.id} />}
       {canFollowUp && <FollowUpBox key={job.id} jobId={job.id} running={job.status === 'running'} endReason={job.end_reason ?? null} />}
     </section>
+  )
+}
+
+/**
+ * An interrupted job: Arbor stopped while it ran. "Resume job" lets the agents that were running
+ * go on from where they were (their held and queued spawns wait again); the ones that had
+ * finished are not run again.
+ */
+function ResumeBar({ jobId }: { jobId: string }) {
+  const [sending, setSending] = useState(false)
+  return (
+    <div className="job-answer__resume" data-testid="resume-bar" role="status">
+      <span>
+        Arbor stopped while this job ran. Resume it: the agents that were running go on from where they were; finished ones are not run
+        again.
+      </span>
+      <button
+        type="button"
+        className="button primary"
+        data-testid="resume-job"
+        disabled={sending}
+        onClick={() => {
+          setSending(true)
+          void useArbor
+            .getState()
+            .resumeJob(jobId)
+            .finally(() => setSending(false))
+        }}
+      >
+        {sending ? 'Resuming…' : 'Resume job'}
+      </button>
+    </div>
   )
 }
 

@@ -35,6 +35,24 @@ describe('describeEvent', () => {
     expect(projectInstructionsOf(event('llm.call', 'root', { project_instructions: { file: 'AGENTS.md' } }))).toBeNull()
   })
 
+  it('tells a resume after an interruption from a crash restart, and names the job resumed', () => {
+    const event = eventFactory()
+    expect(describeEvent(event('agent.restart', 'root', { cause: 'interrupted', from_step: 3, rerun_calls: ['c1'] }))).toEqual({
+      title: 'resumed',
+      summary: 'the job was interrupted · goes on after step 3 · asks again for 1 approval',
+      tone: 'warn',
+    })
+    expect(
+      describeEvent(event('agent.restart', 'root', { cause: 'crashed', from_step: 2, signal: 'SIGKILL', restart: 1, restarts_allowed: 1 }))
+        .title,
+    ).toBe('restarted')
+    expect(describeEvent(event('control', null, { action: 'resume_job', target: 'job-1', value: true, by: 'user' }))).toEqual({
+      title: 'job resumed',
+      summary: 'after it was interrupted, by user',
+      tone: 'warn',
+    })
+  })
+
   it('says who asked a wrap-up, and how many steps the agent has once told', () => {
     const event = eventFactory()
     const asked = { by: 'user', requested_at: '2025-03-01T10:00:00.000Z' }

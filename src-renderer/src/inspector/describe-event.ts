@@ -112,6 +112,18 @@ export function describeEvent(event: TraceEvent): EventDescription {
     }
     case 'agent.restart': {
       const { from_step, restart, restarts_allowed, signal, code } = event.data
+      if (event.data.cause === 'interrupted') {
+        const rerun = event.data.rerun_calls?.length
+        return {
+          title: 'resumed',
+          summary: join(
+            'the job was interrupted',
+            `goes on after step ${from_step}`,
+            rerun ? `asks again for ${rerun} approval${rerun === 1 ? '' : 's'}` : null,
+          ),
+          tone: 'warn',
+        }
+      }
       return {
         title: 'restarted',
         summary: join(
@@ -190,6 +202,7 @@ export function describeEvent(event: TraceEvent): EventDescription {
       const { action, value, by } = event.data
       // The prompt itself is the row's body (EventRow), not its one-line summary.
       if (action === 'edit_spawn') return { title: 'prompt edited', summary: `by ${by}`, tone: 'warn' }
+      if (action === 'resume_job') return { title: 'job resumed', summary: `after it was interrupted, by ${by}`, tone: 'warn' }
       return { title: 'control', summary: join(action, value === undefined ? '' : String(value), `by ${by}`), tone: 'warn' }
     }
     case 'context.compact': {

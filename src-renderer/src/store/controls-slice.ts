@@ -100,6 +100,16 @@ export const createControlsSlice: SliceCreator<ControlsSlice> = (set, get) => {
       }
     },
 
+    resumeJob: async (jobId) => {
+      try {
+        await api().resumeJob({ job_id: jobId })
+        return true
+      } catch (error) {
+        get().notify('error', `Resume failed: ${errorText(error)}`)
+        return false
+      }
+    },
+
     revokeApprovedCommand: (jobId, command) =>
       attempt('Revoke', async () => {
         await api().revokeApprovedCommand({ job_id: jobId, command })

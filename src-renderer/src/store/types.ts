@@ -58,6 +58,8 @@ export interface ControlsSlice {
     text: string,
     options?: { agentId?: string; budgets?: { job_token_budget?: number | null; job_cost_budget?: number | null } },
   ): Promise<boolean>
+  /** Resumes an interrupted job (API resumeJob); true once it runs again. */
+  resumeJob(jobId: string): Promise<boolean>
   /** Forgets a command approved for the whole job: the next one asks again. */
   revokeApprovedCommand(jobId: string, command: string): Promise<void>
   killAgent(agentId: string): Promise<void>
