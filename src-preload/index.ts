@@ -44,6 +44,7 @@ const api = {
   cancelSpawn: (input) => call('cancelSpawn', input),
   allowSpawn: (input) => call('allowSpawn', input),
   restartAgent: (input) => call('restartAgent', input),
+  retryNow: (input) => call('retryNow', input),
   setAutoApprove: (input) => call('setAutoApprove', input),
   setSubagentApprovals: (input) => call('setSubagentApprovals', input),
   revokeApprovedCommand: (input) => call('revokeApprovedCommand', input),
@@ -62,6 +63,7 @@ const api = {
   testConnection: (input) => call('testConnection', input),
   setPrice: (input) => call('setPrice', input),
   resetPrice: (input) => call('resetPrice', input),
+  setMaxModelCalls: (input) => call('setMaxModelCalls', input),
   getTraceExport: (input) => call('getTraceExport', input),
   setTraceExport: (input) => call('setTraceExport', input),
   // A dropped file's path on disk (sandboxed renderers cannot see it); only a real File has one.

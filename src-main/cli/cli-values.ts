@@ -23,6 +23,8 @@ export const options = {
   'restart-crashed': { type: 'string' },
   'max-agents': { type: 'string' },
   'on-budget': { type: 'string' },
+  'rate-limit-wait': { type: 'string' },
+  'max-model-calls': { type: 'string' },
   'allow-network': { type: 'boolean' },
   'no-key': { type: 'boolean' },
   'no-sandbox': { type: 'boolean' },

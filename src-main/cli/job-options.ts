@@ -37,6 +37,7 @@ const flagOf: Partial<Record<keyof FieldErrors, string>> = {
   restart_crashed: '--restart-crashed',
   max_agents: '--max-agents',
   on_budget: '--on-budget',
+  rate_limit_wait_minutes: '--rate-limit-wait',
   no_sandbox_confirmed: '--no-sandbox',
   subagent_approvals: '--subagent-approvals',
 }
@@ -83,6 +84,7 @@ export function jobInputFromFlags(
     max_agents: numberFlag(values['max-agents']) ?? defaults.max_agents,
     // Without a terminal nobody can raise a cap: the job stops at it, as before (run.ts says so).
     on_budget: values['on-budget'] ?? (request.interactive ? 'pause' : 'stop'),
+    rate_limit_wait_minutes: numberFlag(values['rate-limit-wait']) ?? defaults.rate_limit_wait_minutes,
     auto_approve: values['auto-approve-subagents'] ?? false,
     // --auto-approve-subagents is the older spelling of --subagent-approvals approve.
     subagent_approvals: values['subagent-approvals'] ?? (values['auto-approve-subagents'] ? 'approve' : undefined),

@@ -96,6 +96,7 @@ describe('arbor run checks its job options with the API’s limits', () => {
       '--max-agents=-4',
       '--base-url',
       'ftp://example.com',
+      '--rate-limit-wait=-1',
     ])
     expect(failed.code).toBe(2)
     expect(failed.stdout).toBe('')
@@ -110,6 +111,7 @@ describe('arbor run checks its job options with the API’s limits', () => {
       '--max-spawns-per-minute: must be a whole number',
       '--max-agents: at least 0 (0: no limit)',
       '--base-url: must be an http:// or https:// URL',
+      '--rate-limit-wait: at least 0 (0: no waiting)',
     ]) {
       expect(failed.stderr).toContain(line)
     }
@@ -169,6 +171,10 @@ describe('arbor run checks its job options with the API’s limits', () => {
       '0',
       '--max-agents',
       '30',
+      '--rate-limit-wait',
+      '2.5',
+      '--max-model-calls',
+      '3',
       '--db',
       db,
       '--export',
@@ -186,7 +192,11 @@ describe('arbor run checks its job options with the API’s limits', () => {
       max_spawns_per_turn: 4,
       max_spawns_per_minute: 0,
       max_agents: 30,
+      rate_limit_wait_minutes: 2.5,
     })
+    const refused = await arbor(['run', project, '--task', 'x', '--db', db, '--max-model-calls', '0'])
+    expect(refused).toMatchObject({ code: 2 })
+    expect(refused.stderr).toContain('--max-model-calls must be an integer ≥ 1, got "0"')
   })
 })
 

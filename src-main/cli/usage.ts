@@ -8,7 +8,7 @@ export const usage = `Usage:
   arbor run [DIR] --task TEXT [--provider scripted|openai|anthropic|openai_compatible] [--model M]
             [--light-model M] [--base-url URL [--no-key]] [--max-depth N] [--max-children N]
             [--max-spawns-per-turn N] [--max-spawns-per-minute N] [--agent-timeout SECONDS] [--restart-crashed N]
-            [--max-agents N]
+            [--max-agents N] [--rate-limit-wait MINUTES] [--max-model-calls N]
             [--job-token-budget N] [--job-cost-budget USD] [--on-budget pause|stop] [--allow-network]
             [--no-sandbox [--yes]] [--subagent-approvals deny|ask|approve] [--warm-pool N] [--db FILE] [--export FILE.jsonl] [--json]
   arbor run [DIR] --continue JOB|last --task TEXT [--job-token-budget N] [--job-cost-budget USD]
@@ -47,6 +47,11 @@ new one from its history, up to N times; 0: a crash ends it.
 --max-agents N (0-${groupDigits(limits.max_agents)}, default ${defaultMaxAgents}): subagents the job may spawn, the root not
 counted; 0: no cap. run has nobody to allow more: a spawn past it, or past --max-spawns-per-turn,
 is refused with the reason (the app and serve hold it on its node for the user to allow or cancel).
+--rate-limit-wait MINUTES (0-${groupDigits(limits.rate_limit_wait_minutes)}, default 15): a model call that is rate limited
+(429) or finds the API overloaded (503, 529) waits and tries again (honouring retry-after, at
+most a minute a wait) for up to MINUTES before the agent fails; 0: it fails after the retries.
+--max-model-calls N (default 8, or the Settings value): model calls in flight at once per API
+endpoint (provider, base URL and key), so a wide tree does not flood a local server.
 --warm-pool N keeps N agent processes started ahead, each used by one agent only (default 2;
 0 starts every agent's process when it is needed).
 

@@ -65,6 +65,8 @@ export interface EngineOptions {
   userDecidesSpawns?: boolean
   /** Agents' heartbeat interval and the silence after which one is unresponsive (SupervisorOptions.heartbeat; 5 s and 30 s). */
   heartbeat?: { intervalMs?: number; unresponsiveAfterMs?: number }
+  /** Model calls in flight at once per API endpoint, over the Settings value (`arbor run --max-model-calls`). */
+  maxModelCalls?: number
   /** How often this process says it still runs its jobs, and when another's silence means it is gone (store/owner.ts). */
   liveness?: { heartbeatMs?: number; staleAfterMs?: number }
 }
@@ -150,6 +152,7 @@ export function createEngine(options: EngineOptions): Engine {
     env,
     userDecidesSpawns: options.userDecidesSpawns,
     heartbeat: options.heartbeat,
+    maxModelCalls: () => options.maxModelCalls ?? settings.maxModelCalls(),
   })
   const listeners = new Set<(notification: ApiNotification) => void>()
   writer.onCommit((events) => {

@@ -17,6 +17,8 @@ export function cliEngine(
   warmPool?: number,
   writerThread = false,
   userDecidesSpawns = true,
+  /** `--max-model-calls N`: this run's cap on concurrent model calls per endpoint, over the Settings value. */
+  maxModelCalls?: number,
 ): { engine: Engine; dbFile: string } {
   const dbFile = path.resolve(dbOption ?? defaultDbFile())
   mkdirSync(path.dirname(dbFile), { recursive: true })
@@ -31,6 +33,7 @@ export function cliEngine(
     writerWorker,
     userDecidesSpawns,
     ...(heartbeat ? { heartbeat } : {}),
+    maxModelCalls,
   })
   return { engine, dbFile }
 }

@@ -44,7 +44,14 @@ interface PlannedJob {
 }
 
 async function runPlanned(projectDir: string, values: CliValues, planned: PlannedJob): Promise<number> {
-  const { engine, dbFile } = cliEngine(values.db, projectDir, intOption(values['warm-pool'], 'warm-pool'), false, userDecidesSpawns)
+  const { engine, dbFile } = cliEngine(
+    values.db,
+    projectDir,
+    intOption(values['warm-pool'], 'warm-pool'),
+    false,
+    userDecidesSpawns,
+    intOption(values['max-model-calls'], 'max-model-calls', 1),
+  )
   const interactive = Boolean(process.stdin.isTTY && process.stdout.isTTY)
   const running: { jobId?: string } = {}
   // On a terminal the first Ctrl-C wraps the whole job up (the root, so every agent), the second kills it.
@@ -103,6 +110,7 @@ const newJobOnlyFlags = [
   'agent-timeout',
   'restart-crashed',
   'max-agents',
+  'rate-limit-wait',
   'allow-network',
   'no-sandbox',
   'auto-approve-subagents',
@@ -125,7 +133,14 @@ async function continueJob(projectDir: string, values: CliValues): Promise<numbe
     ...(values['job-token-budget'] !== undefined ? { job_token_budget: intOption(values['job-token-budget'], 'job-token-budget', 1) } : {}),
     ...(values['job-cost-budget'] !== undefined ? { job_cost_budget: numberOption(values['job-cost-budget'], 'job-cost-budget') } : {}),
   }
-  const { engine, dbFile } = cliEngine(values.db, projectDir, intOption(values['warm-pool'], 'warm-pool'), false, userDecidesSpawns)
+  const { engine, dbFile } = cliEngine(
+    values.db,
+    projectDir,
+    intOption(values['warm-pool'], 'warm-pool'),
+    false,
+    userDecidesSpawns,
+    intOption(values['max-model-calls'], 'max-model-calls', 1),
+  )
   const interactive = Boolean(process.stdin.isTTY && process.stdout.isTTY)
   const running: { jobId?: string } = {}
   // As for a new job: on a terminal the first Ctrl-C wraps the follow-up up, the second kills it.

@@ -5,7 +5,7 @@ import type { Timeline } from '../trace/timeline'
 import type { AgentNode, Job } from '../trace/model'
 import { keyedProviderIds, newJobSchema, type KeyedProviderId, type NewJob } from './job-form'
 import { isTracesEndpoint } from './otlp-endpoint'
-import { maxApprovalMessage, maxSpawnPrompt, maxSteerMessage } from './job-limits'
+import { maxApprovalMessage, maxModelCallsLimit, maxSpawnPrompt, maxSteerMessage } from './job-limits'
 import { subagentApprovalsSchema, type SubagentApprovals } from '../trace/statuses'
 
 /**
@@ -96,6 +96,8 @@ export const apiContract = {
    * only because spawning is paused, or one that is not held, refuses it (conflict).
    */
   allowSpawn: z.object({ agent_id: id }).strict(),
+  /** Ends an agent's rate-limit wait: its model call is made again at once, whatever the cooldown. */
+  retryNow: z.object({ agent_id: id }).strict(),
   setAutoApprove: z.object({ job_id: id, value: z.boolean() }).strict(),
   /** How the job's subagents' risky commands are decided: denied, asked of the user, or approved. */
   setSubagentApprovals: z.object({ job_id: id, mode: subagentApprovalsSchema }).strict(),
@@ -204,6 +206,10 @@ export const apiContract = {
         })
         .strict(),
     })
+    .strict(),
+  /** Model calls in flight at once per API endpoint (provider, base URL and key), for every job from the next call on. */
+  setMaxModelCalls: z
+    .object({ value: z.number().int('a whole number').min(1, 'at least 1').max(maxModelCallsLimit, `at most ${maxModelCallsLimit}`) })
     .strict(),
   /** Drops an edit: a built-in model gets its built-in price back, a model the user added goes. */
   resetPrice: z.object({ model: z.string().trim().min(1).max(200) }).strict(),
@@ -346,6 +352,8 @@ export interface SettingsView {
   providers: ProviderInfo[]
   prices: PriceRow[]
   key_storage: KeyStorageInfo
+  /** Model calls in flight at once per API endpoint (default 8). */
+  max_model_calls: number
 }
 
 /** The trace export setting as the UI sees it: header names only, never their values. */
@@ -414,6 +422,8 @@ export interface ApiOutputs {
   cancelSpawn: { cancelled: boolean }
   allowSpawn: { agent_id: string }
   restartAgent: { agent_id: string }
+  /** `retried`: the agent was waiting for a rate limit and its call goes now; false when it was not waiting. */
+  retryNow: { retried: boolean }
   setAutoApprove: { value: boolean }
   setSubagentApprovals: { mode: SubagentApprovals }
   decideApproval: { decided: boolean }
@@ -438,6 +448,7 @@ export interface ApiOutputs {
   testConnection: ConnectionTest
   setPrice: { prices: PriceRow[] }
   resetPrice: { prices: PriceRow[] }
+  setMaxModelCalls: { max_model_calls: number }
   getTraceExport: TraceExportView
   setTraceExport: TraceExportView
 }

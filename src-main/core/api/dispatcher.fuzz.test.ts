@@ -113,6 +113,7 @@ function validRequests(ids: { project: string; jobId: string; agentId: string })
     cancelSpawn: [{ agent_id: agentId }],
     allowSpawn: [{ agent_id: agentId }],
     restartAgent: [{ agent_id: agentId }],
+    retryNow: [{ agent_id: agentId }],
     setAutoApprove: [{ job_id: jobId, value: true }],
     setSubagentApprovals: [{ job_id: jobId, mode: 'ask' }],
     revokeApprovedCommand: [{ job_id: jobId, command: 'rm notes.txt' }],
@@ -144,6 +145,7 @@ function validRequests(ids: { project: string; jobId: string; agentId: string })
     testConnection: [{ provider: 'openai', base_url: base.base_url, model: base.model }],
     setPrice: [{ model: 'fuzz-model', price: { input: 1, output: 2, cache_read: 0.5, cache_write: 0 } }],
     resetPrice: [{ model: 'fuzz-model' }],
+    setMaxModelCalls: [{ value: 4 }],
     getTraceExport: [{}],
     // Off, and to a closed local port: a mutation that turns it on still sends nothing off the machine.
     setTraceExport: [

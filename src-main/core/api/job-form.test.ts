@@ -92,6 +92,7 @@ describe('jobSettingsOf', () => {
         restart_crashed: 2,
         max_agents: 50,
         on_budget: 'stop',
+        rate_limit_wait_minutes: 0.5,
       }),
     )
     expect(jobSettingsOf(parsed)).toEqual({
@@ -110,6 +111,7 @@ describe('jobSettingsOf', () => {
       restart_crashed: 2,
       max_agents: 50,
       on_budget: 'stop',
+      rate_limit_wait_minutes: 0.5,
       allow_network: true,
       no_sandbox: true,
     })

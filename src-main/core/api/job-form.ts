@@ -4,6 +4,7 @@ import { groupDigits } from '../digits'
 import {
   defaultMaxAgents,
   defaultOnBudget,
+  defaultRateLimitWaitMinutes,
   defaultRestartCrashed,
   defaultSettings,
   spawnGuardDefaults,
@@ -107,6 +108,12 @@ export const newJobSchema = z
     max_agents: countOrOff(newJobLimits.max_agents).default(defaultMaxAgents),
     /** A cap reached pauses every agent until it is raised (the app's default), or stops them. */
     on_budget: z.enum(['pause', 'stop']).default(defaultOnBudget),
+    /** How long a rate-limited or overloaded model call waits and tries again before it fails, in minutes; 0: it fails at once, as before. */
+    rate_limit_wait_minutes: z
+      .number({ error: 'must be a number' })
+      .min(0, 'at least 0 (0: no waiting)')
+      .max(newJobLimits.rate_limit_wait_minutes, `at most ${groupDigits(newJobLimits.rate_limit_wait_minutes)}`)
+      .default(defaultRateLimitWaitMinutes),
     /** The older switch: true approves subagents' risky commands; subagent_approvals, when given, says it all. */
     auto_approve: z.boolean(),
     /** Subagents' risky commands: denied, asked of the user (as the root's are), or approved. */
@@ -164,6 +171,7 @@ export const defaultNewJob = (): NewJob => ({
   restart_crashed: defaultRestartCrashed,
   max_agents: defaultMaxAgents,
   on_budget: defaultOnBudget,
+  rate_limit_wait_minutes: defaultRateLimitWaitMinutes,
   auto_approve: false,
   subagent_approvals: 'deny',
   spawn_paused: false,
@@ -200,6 +208,7 @@ export function jobSettingsOf(job: NewJob, script?: JobSettings['script']): JobS
     restart_crashed: job.restart_crashed,
     max_agents: job.max_agents,
     on_budget: job.on_budget,
+    rate_limit_wait_minutes: job.rate_limit_wait_minutes,
     allow_network: job.allow_network,
     no_sandbox: job.no_sandbox,
     ...(script ? { script } : {}),

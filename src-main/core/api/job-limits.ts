@@ -12,6 +12,7 @@ export const newJobLimits = {
   agent_timeout_s: 86_400,
   restart_crashed: 5,
   max_agents: 100_000,
+  rate_limit_wait_minutes: 1440,
 } as const
 
 /** The longest message a user may send to a running agent (characters; 32 KiB of ASCII). */
@@ -22,3 +23,6 @@ export const maxSpawnPrompt = 32 * 1024
 
 /** The longest message a user may send to an agent with a denial (characters). */
 export const maxApprovalMessage = 4000
+
+/** The highest cap on concurrent model calls per endpoint Settings and `--max-model-calls` take. */
+export const maxModelCallsLimit = 1000

@@ -23,6 +23,7 @@ export const apiMethods = [
   'cancelSpawn',
   'allowSpawn',
   'restartAgent',
+  'retryNow',
   'setAutoApprove',
   'setSubagentApprovals',
   'decideApproval',
@@ -41,6 +42,7 @@ export const apiMethods = [
   'testConnection',
   'setPrice',
   'resetPrice',
+  'setMaxModelCalls',
   'getTraceExport',
   'setTraceExport',
 ] as const satisfies readonly ApiMethod[]

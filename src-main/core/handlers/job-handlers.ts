@@ -31,6 +31,7 @@ type JobHandlers = Pick<
   | 'cancelSpawn'
   | 'allowSpawn'
   | 'restartAgent'
+  | 'retryNow'
   | 'setAutoApprove'
   | 'setSubagentApprovals'
   | 'decideApproval'
@@ -145,6 +146,12 @@ export function jobHandlers(context: EngineContext): JobHandlers {
         if (!(error instanceof SpawnEditRefused)) throw error
         throw conflict(error.code === 'not_found' ? `agent ${agent.label} is ${agent.status}: it will not start from here` : error.message)
       }
+    },
+    retryNow: async ({ agent_id }) => {
+      const agent = getAgent(db, agent_id)
+      if (!agent) throw notFound(`agent ${agent_id}`)
+      requireControllableJob(context, agent.job_id)
+      return { retried: supervisor.retryNow(agent_id) }
     },
     setAutoApprove: async ({ job_id, value }) => {
       requireControllableJob(context, job_id)

@@ -9,7 +9,14 @@ import { providerSources, type EngineContext } from './context'
 
 type SettingsHandlers = Pick<
   ApiHandlers,
-  'getSettings' | 'setProviderKey' | 'clearProviderKey' | 'setProviderConfig' | 'testConnection' | 'setPrice' | 'resetPrice'
+  | 'getSettings'
+  | 'setProviderKey'
+  | 'clearProviderKey'
+  | 'setProviderConfig'
+  | 'testConnection'
+  | 'setPrice'
+  | 'resetPrice'
+  | 'setMaxModelCalls'
 >
 
 /** Settings: providers (keys write-only), and the price table new jobs use. */
@@ -20,6 +27,7 @@ export function settingsHandlers(context: EngineContext): SettingsHandlers {
       providers: allProviderInfo(sources()),
       prices: priceRows(context.settings),
       key_storage: { encrypted: context.keys.encrypted, available: context.keys.available, description: context.keys.description },
+      max_model_calls: context.settings.maxModelCalls(),
     }),
     setProviderKey: async ({ provider, key }) => {
       try {
@@ -58,6 +66,10 @@ export function settingsHandlers(context: EngineContext): SettingsHandlers {
     resetPrice: async ({ model }) => {
       context.settings.resetPrice(model)
       return { prices: priceRows(context.settings) }
+    },
+    setMaxModelCalls: async ({ value }) => {
+      context.settings.setMaxModelCalls(value)
+      return { max_model_calls: context.settings.maxModelCalls() }
     },
   }
 }

@@ -129,6 +129,40 @@ describe('OTLP export', () => {
     for (const span of spans.filter((each) => each.status.code !== 2)) expect(value(span, 'error.type')).toBeUndefined()
   })
 
+  it('makes each wait an arbor.wait span under its agent, from its first start to its end, the next tries updating it', async () => {
+    const events = spawnJobEvents()
+    const call = events.findIndex((event) => event.type === 'llm.call' && event.agent_id === childId)
+    const callAt = Date.parse(events[call]!.ts)
+    const at = (ms: number) => new Date(callAt - ms).toISOString()
+    const wait = (ts: string, data: Record<string, unknown>): NewTraceEvent => ({ ...events[call]!, ts, type: 'agent.wait', data }) as never
+    const start = { phase: 'start', reason: 'rate_limit', provider: 'openai', status: 429 }
+    events.splice(
+      call,
+      0,
+      wait(at(9000), { ...start, message: 'openai: HTTP 429 rate_limit_exceeded', until: at(7000), attempt: 1 }),
+      wait(at(7000), { ...start, message: 'openai: HTTP 429 rate_limit_exceeded', until: at(3000), attempt: 2 }),
+      wait(at(2000), { phase: 'end', reason: 'rate_limit', outcome: 'retried', waited_ms: 7000 }),
+    )
+    const { spans } = await exportSpans(events)
+    const waits = spans.filter((span) => span.name === 'arbor.wait rate_limit')
+    expect(waits).toHaveLength(1)
+    const [span] = waits
+    const agent = spans.find((each) => each.name === 'invoke_agent map the repo')!
+    expect(span!.parentSpanId).toBe(agent.spanId)
+    expect(Number(BigInt(span!.endTimeUnixNano) - BigInt(span!.startTimeUnixNano)) / 1e6).toBe(7000)
+    expect(span!.status.code).toBe(1)
+    expect([2, 'openai', 429, 'retried', 7000, at(3000)]).toEqual(
+      [
+        'arbor.wait.attempt',
+        'arbor.wait.provider',
+        'http.response.status_code',
+        'arbor.wait.outcome',
+        'arbor.wait.waited_ms',
+        'arbor.wait.until',
+      ].map((key) => attribute(span!, key)),
+    )
+  })
+
   it('makes calls to a remote provider CLIENT spans naming the server, and keeps costs doubles and tokens integers', async () => {
     const job = sampleJob({ settings: { ...sampleJob().settings, provider: 'openai', base_url: 'https://llm.example.test:8443/v1' } })
     let calls = 0

@@ -220,6 +220,8 @@ export class JobSpans {
       }
       case 'llm.call':
         return [this.chatSpan(event, ns)]
+      case 'agent.wait':
+        return this.waitSpan(event, ns)
       case 'tool.call': {
         const { call_id: callId, name } = event.data
         // A call asked again after an interruption (its first span ended then) gets a span of its own.
@@ -331,6 +333,40 @@ export class JobSpans {
     }
     if (!aborted) return finish(span, this.traceId, ns, { code: statusCode.ok }, {})
     return finish(span, this.traceId, ns, { code: statusCode.error, message: `call cut short: ${aborted}` }, { 'error.type': 'aborted' })
+  }
+
+  /**
+   * A wait (a rate limit, a budget) is an `arbor.wait <reason>` span under the agent's, from its
+   * first start to its end; a start while it is open (the next try) updates its attributes.
+   */
+  private waitSpan(event: EventOf<'agent.wait'>, ns: bigint): SpanRecord[] {
+    const { data } = event
+    const key = `wait/${event.agent_id ?? ''}`
+    if (data.phase === 'end') {
+      const extra = defined({ 'arbor.wait.outcome': data.outcome, 'arbor.wait.waited_ms': int(data.waited_ms) })
+      return this.close(key, ns, data.outcome !== 'gave_up', 'gave_up', 'gave up waiting', extra)
+    }
+    const attributes = defined({
+      'arbor.wait.reason': data.reason,
+      'arbor.wait.message': data.message,
+      'arbor.wait.until': data.until ?? undefined,
+      'arbor.wait.provider': data.provider,
+      'http.response.status_code': int(data.status),
+      'arbor.wait.attempt': int(data.attempt),
+    })
+    const open = this.open.get(key)
+    if (open) Object.assign(open.attributes, attributes)
+    else {
+      this.start(key, {
+        spanId: hexId(`${this.traceId}/wait/${event.seq}`, 16),
+        parentSpanId: this.agentSpanId(event.agent_id ?? ''),
+        name: `arbor.wait ${data.reason}`,
+        kind: spanKind.internal,
+        startNs: ns,
+        attributes,
+      })
+    }
+    return []
   }
 
   private start(key: string, span: OpenSpan): void {

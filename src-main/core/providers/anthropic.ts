@@ -4,6 +4,7 @@ import type { Usage } from '../trace/usage'
 import { ephemeral, toAnthropicMessages, toAnthropicTool } from './anthropic-request'
 import { ProviderError, abortedError, type ProviderErrorCode } from './errors'
 import { costOf, priceFor, type PriceTable } from './pricing'
+import { limitKeyOf } from './limit-key'
 import { expectEventStream, summarizeBody } from './response-body'
 import { codeForStatus, retryAfterMs, transportFailure, withRetries, type AttemptFailure, type RetryPolicy } from './retry'
 import { watched, type StreamTimeouts, type StreamWatchdog } from './stream-watchdog'
@@ -32,6 +33,7 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Prov
   return {
     kind: 'anthropic',
     model: options.model,
+    limitKey: limitKeyOf('anthropic', baseURL, options.apiKey),
     stream: (request) =>
       withRetries(
         {
@@ -42,6 +44,7 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Prov
           random: options.random,
           classify: classifyAnthropicError,
           secrets: [options.apiKey],
+          gate: request.gate,
         },
         () => watched(options.timeouts, request.signal, (watchdog) => streamOnce(watchdog, client, options, request)),
       ),

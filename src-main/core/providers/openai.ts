@@ -5,6 +5,7 @@ import type { CompletionUsage } from 'openai/resources/completions'
 import { emptyUsage, type Usage } from '../trace/usage'
 import { ProviderError, abortedError, type ProviderErrorCode } from './errors'
 import { costOf, priceFor, type PriceTable } from './pricing'
+import { limitKeyOf } from './limit-key'
 import { expectEventStream, summarizeBody } from './response-body'
 import { codeForStatus, retryAfterMs, transportFailure, withRetries, type AttemptFailure, type RetryPolicy } from './retry'
 import { watched, type StreamTimeouts, type StreamWatchdog } from './stream-watchdog'
@@ -29,6 +30,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): Provider {
   return {
     kind: 'openai',
     model: options.model,
+    limitKey: limitKeyOf('openai', options.baseURL, options.apiKey),
     stream: (request) =>
       withRetries(
         {
@@ -39,6 +41,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): Provider {
           random: options.random,
           classify: classifyOpenAIError,
           secrets: [options.apiKey],
+          gate: request.gate,
         },
         () => watched(options.timeouts, request.signal, (watchdog) => streamOnce(watchdog, client, options, request)),
       ),

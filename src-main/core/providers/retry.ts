@@ -1,6 +1,6 @@
 import { createRedactor } from '../secrets/redact'
 import { ProviderError, abortedError, type ProviderErrorCode } from './errors'
-import type { ProviderEvent, Sleep } from './types'
+import type { AttemptGate, AttemptTicket, ProviderEvent, Sleep } from './types'
 
 /**
  * Retries for the HTTP providers. The SDK clients run with `maxRetries: 0`, so every attempt is
@@ -8,7 +8,8 @@ import type { ProviderEvent, Sleep } from './types'
  * errors and timeouts are retried with exponential backoff and jitter, honouring `retry-after`
  * (capped); auth, bad requests, context-length errors and bad responses (a server that answers
  * an HTML page answers it again) are not. A failure after the stream has yielded anything is
- * never retried: the consumer has already seen part of the reply.
+ * never retried: the consumer has already seen part of the reply. A `gate` (the supervisor's
+ * shared limits) is asked before each attempt and told how it went.
  */
 export interface RetryPolicy {
   max_attempts: number
@@ -41,6 +42,8 @@ export interface RetryOptions {
   classify: (error: unknown) => AttemptFailure
   /** Strings that must never appear in an error message (the API key); the redactor's shapes go too (secrets/redact.ts). */
   secrets: readonly string[]
+  /** Asked before each attempt; told each attempt's outcome (ProviderRequest.gate). */
+  gate?: AttemptGate
 }
 
 const retryable = new Set<ProviderErrorCode>(['rate_limit', 'server', 'network', 'timeout'])
@@ -51,26 +54,44 @@ export async function* withRetries(options: RetryOptions, attempt: () => AsyncIt
   const { signal } = options
   for (let attempts = 1; ; attempts += 1) {
     if (signal?.aborted) throw abortedError(signal)
+    const ticket = options.gate ? await admitted(options.gate, signal) : null
     let yielded = false
     try {
       for await (const event of attempt()) {
+        if (!yielded) ticket?.settle({ ok: true })
         yielded = true
         yield event
       }
+      ticket?.settle({ ok: true })
       return
     } catch (error) {
       if (signal?.aborted) throw abortedError(signal)
       const failure = options.classify(error)
+      const delay = retryDelay(policy, attempts, failure.retry_after_ms, options.random ?? Math.random)
+      ticket?.settle({ ok: false, code: failure.code, status: failure.status, detail: failure.detail, delay_ms: delay })
       if (yielded || !retryable.has(failure.code) || attempts >= policy.max_attempts) {
         throw giveUp(options, failure, attempts, yielded)
       }
+      // The slot is not held through the backoff.
+      ticket?.release()
       try {
-        await options.sleep(retryDelay(policy, attempts, failure.retry_after_ms, options.random ?? Math.random), signal)
+        await options.sleep(delay, signal)
       } catch (sleepError) {
         if (signal?.aborted) throw abortedError(signal)
         throw sleepError
       }
+    } finally {
+      ticket?.release()
     }
+  }
+}
+
+async function admitted(gate: AttemptGate, signal: AbortSignal | undefined): Promise<AttemptTicket> {
+  try {
+    return await gate.acquire(signal)
+  } catch (error) {
+    if (signal?.aborted) throw abortedError(signal)
+    throw error
   }
 }
 
@@ -87,7 +108,7 @@ function giveUp(options: RetryOptions, failure: AttemptFailure, attempts: number
   const partial = yielded ? ' (after part of the reply had streamed)' : ''
   const hint = failure.code === 'auth' ? ` (check the API key in Settings ▸ Providers or ${options.provider.toUpperCase()}_API_KEY)` : ''
   const message = createRedactor(options.secrets).redact(`${options.provider}: ${status}${failure.detail}${after}${partial}${hint}`)
-  return new ProviderError(failure.code, message, { cause: failure.cause, status: failure.status })
+  return new ProviderError(failure.code, message, { cause: failure.cause, status: failure.status, retryAfterMs: failure.retry_after_ms })
 }
 
 /** The code an HTTP status gives, before any look at the body. */

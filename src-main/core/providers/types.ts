@@ -1,4 +1,5 @@
 import type { Usage } from '../trace/usage'
+import type { ProviderErrorCode } from './errors'
 
 /**
  * The one interface every model provider implements (openai, anthropic, scripted). Nothing
@@ -44,12 +45,38 @@ export interface ProviderRequest {
   messages: ProviderMessage[]
   tools: ToolDefinition[]
   signal?: AbortSignal
+  /** Asked before every HTTP attempt (the supervisor's shared rate limit and call cap); none: every attempt goes at once. */
+  gate?: AttemptGate
 }
+
+/**
+ * What an HTTP provider asks before each attempt of a call, and tells after it: the supervisor's
+ * view of the endpoint shared by all its agents (supervisor/provider-limits.ts). `acquire`
+ * resolves when the attempt may go (no cooldown, a free slot) and rejects when `signal` aborts.
+ */
+export interface AttemptGate {
+  acquire(signal?: AbortSignal): Promise<AttemptTicket>
+}
+
+export interface AttemptTicket {
+  /** What the attempt came to: ok once it has streamed anything; a failure with the delay before its retry. */
+  settle(result: AttemptResult): void
+  /** The attempt is over (its stream ended, failed or was left): its slot goes to the next. */
+  release(): void
+}
+
+export type AttemptResult = { ok: true } | { ok: false; code: ProviderErrorCode; status: number | null; detail: string; delay_ms: number }
 
 export interface Provider {
   /** `scripted`, `openai`, `anthropic`: the `provider` field of `llm.call` events. */
   readonly kind: string
   readonly model: string
+  /**
+   * Which endpoint's limits the calls count against (kind, base URL and a hash of the key, never
+   * the key): agents with the same one share a rate limit and a cap on concurrent calls. None
+   * for providers that call no API.
+   */
+  readonly limitKey?: string
   /** One model call. Throws a ProviderError on failure; ends with exactly one `finish` event. */
   stream(request: ProviderRequest): AsyncIterable<ProviderEvent>
 }

@@ -1,6 +1,7 @@
 import type { Statement } from 'better-sqlite3'
 import { rememberedSettings, type NewJob } from '../api/job-form'
 import { defaultPrices, type ModelPrice, type PriceTable } from '../providers/pricing'
+import { defaultMaxModelCalls } from '../supervisor/provider-limits'
 import type { SqliteDatabase } from './database'
 
 /**
@@ -46,6 +47,8 @@ export class AppSettings {
     traceExport: Statement<[], { endpoint: string; enabled: number; header_names: string }>
     saveTraceExport: Statement<[string, number, string, string]>
     clearTraceExport: Statement<[]>
+    value: Statement<[string], { value: string }>
+    setValue: Statement<[string, string, string]>
   }
 
   constructor(
@@ -81,6 +84,11 @@ export class AppSettings {
            header_names = excluded.header_names, updated_at = excluded.updated_at`,
       ),
       clearTraceExport: db.prepare('DELETE FROM trace_export WHERE id = 1'),
+      value: db.prepare('SELECT value FROM app_values WHERE name = ?'),
+      setValue: db.prepare(
+        `INSERT INTO app_values (name, value, updated_at) VALUES (?, ?, ?)
+         ON CONFLICT (name) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
+      ),
     }
   }
 
@@ -157,5 +165,15 @@ export class AppSettings {
 
   clearTraceExport(): void {
     this.statements.clearTraceExport.run()
+  }
+
+  /** Model calls in flight at once per API endpoint (Settings ▸ Providers); `defaultMaxModelCalls` until set. */
+  maxModelCalls(): number {
+    const value = Number(this.statements.value.get('max_model_calls')?.value)
+    return Number.isInteger(value) && value > 0 ? value : defaultMaxModelCalls
+  }
+
+  setMaxModelCalls(value: number): void {
+    this.statements.setValue.run('max_model_calls', String(value), this.now().toISOString())
   }
 }

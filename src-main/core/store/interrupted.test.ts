@@ -172,6 +172,7 @@ function writeAsVersion2(db: SqliteDatabase): void {
     ALTER TABLE jobs DROP COLUMN owner_host;
     ALTER TABLE jobs DROP COLUMN heartbeat_at;
     DROP TABLE trace_export;
+    DROP TABLE app_values;
     PRAGMA user_version = 2;
   `)
 }

@@ -11,6 +11,7 @@ import { openDatabase } from './database'
 import { exportJobJsonl } from './export'
 import { importTraceFile } from '../import/import-job'
 import { useTempDir } from './testing/temp-dir'
+import { openaiErrors, startFakeOpenAI } from '../providers/testing/fake-openai'
 
 const schemaFile = new URL('../../../docs/trace.schema.json', import.meta.url)
 const committed = readFileSync(schemaFile, 'utf8')
@@ -135,7 +136,19 @@ async function runRealJobs(): Promise<string[]> {
   process.kill(pid, 'SIGCONT')
   writeFileSync(join(project, 'go'), '')
   await engine.waitForJob(fifth)
-  return [first, second, third, fourth, fifth]
+
+  // A local OpenAI-compatible server that answers 429 until the call has waited once (agent.wait).
+  const limited = Array.from({ length: 4 }, () => openaiErrors.rateLimit({ ms: 20 }))
+  const server = await startFakeOpenAI({
+    queue: [...limited, { tool_calls: [{ name: 'attempt_completion', arguments: { result: 'waited' } }] }],
+  })
+  try {
+    const sixth = start({ root: [], children: {} }, { provider: 'openai_compatible', model: 'llama3.1', base_url: `${server.url}/v1` })
+    await engine.waitForJob(sixth)
+    return [first, second, third, fourth, fifth, sixth]
+  } finally {
+    await server.close()
+  }
 }
 
 describe('docs/trace.schema.json', () => {

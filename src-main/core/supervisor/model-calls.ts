@@ -1,8 +1,10 @@
-import { ProviderError } from '../providers/errors'
+import { ProviderError, isWaitable } from '../providers/errors'
 import type { Provider, ProviderEvent, ProviderMessage, ResponseIdentity, ToolDefinition } from '../providers/types'
 import type { ToAgent } from '../protocol/messages'
 import type { HistoryDelta } from '../protocol/model-history'
 import { emptyUsage, type Usage } from '../trace/usage'
+import type { ProviderLimits } from './provider-limits'
+import { CallWait, type RateLimitWaitRecorder } from './rate-limit-wait'
 import type { AgentRuntime } from './runtime'
 
 /** What one model call ended with, for the supervisor to count and record. */
@@ -31,6 +33,18 @@ export interface ModelCallsOptions {
   /** Removes known keys from an error text (a provider may echo what it was sent). */
   redact(agent: AgentRuntime, text: string): string
   now(): number
+  /** What the supervisor's agents share of each endpoint: its rate limit and the cap on concurrent calls. */
+  limits: ProviderLimits
+  /** Where a call's rate-limit waits are recorded (the supervisor's AgentWaits). */
+  waits: RateLimitWaitRecorder
+  /** How long one call may wait through rate limits before it fails (the job's rate_limit_wait_minutes). */
+  rateLimitWaitMs(agent: AgentRuntime): number
+  /**
+   * A call of the agent waits for a free slot under the cap on concurrent calls (true), or got
+   * one (false). Not a rate-limit wait and not in the trace; the hook for a node's "waiting for a
+   * model slot", which nothing shows yet.
+   */
+  slotWait?(agent: AgentRuntime, waiting: boolean): void
 }
 
 /**
@@ -38,10 +52,21 @@ export interface ModelCallsOptions {
  * `model_call` with what changed of its history and tools, and gets the provider's events back
  * as they stream. So no agent holds a provider key, each call is checked against the job's caps
  * before it starts, a cap that trips can abort the calls in flight, and usage is counted once,
- * where it is paid.
+ * where it is paid. A call the API rate-limits waits and is made again (rate-limit-wait.ts); the
+ * agent process just goes on waiting for its answer.
  */
 export class ModelCalls {
+  /** The calls that may wait through a rate limit now, by agent: "Retry now" reaches them. */
+  private readonly callWaits = new Map<AgentRuntime, Set<CallWait>>()
+
   constructor(private readonly options: ModelCallsOptions) {}
+
+  /** The user's "Retry now": each of the agent's calls waiting for a rate limit tries again at once. False when none waits. */
+  retryNow(agent: AgentRuntime): boolean {
+    let any = false
+    for (const wait of this.callWaits.get(agent) ?? []) any = wait.retryNow() || any
+    return any
+  }
 
   /**
    * `call` comes redacted: the supervisor takes known keys out of all an agent sends. It is
@@ -85,7 +110,8 @@ export class ModelCalls {
     signal: AbortSignal,
     send: (message: ToAgent) => void,
   ): Promise<void> {
-    const started = this.options.now()
+    // The call's duration is its last try's: the time it waited is the wait's (agent.wait).
+    let started = this.options.now()
     let provider: Provider
     try {
       provider = this.options.providerFor(agent)
@@ -102,33 +128,69 @@ export class ModelCalls {
         duration_ms: this.options.now() - started,
         ...fields,
       })
+    const endpoint = provider.limitKey ? this.options.limits.for(provider.limitKey) : null
+    const wait = new CallWait({
+      agent,
+      recorder: this.options.waits,
+      provider: provider.kind,
+      maxTotalMs: this.options.rateLimitWaitMs(agent),
+      redact: (text) => this.options.redact(agent, text),
+      now: this.options.now,
+      slotWait: (waiting) => this.options.slotWait?.(agent, waiting),
+    })
+    const gate = endpoint?.gate(wait, () => wait.takeExemption(), wait.wake)
+    const waits = this.callWaits.get(agent) ?? new Set<CallWait>()
+    this.callWaits.set(agent, waits.add(wait))
     try {
-      for await (const event of provider.stream({ messages, tools, signal })) {
-        if (signal.aborted) break
-        if (event.type !== 'finish') {
-          batch.push(event)
-          continue
+      for (; ; started = this.options.now()) {
+        let streamed = false
+        try {
+          for await (const event of provider.stream({ messages, tools, signal, gate })) {
+            if (signal.aborted) break
+            wait.end('retried')
+            streamed = true
+            if (event.type !== 'finish') {
+              batch.push(event)
+              continue
+            }
+            // Counted (and checked against the caps) before the agent learns the call ended.
+            record({ usage: event.usage, cost_usd: event.cost_usd, finish_reason: event.finish_reason, ...responseFields(event.response) })
+            batch.push(event)
+            batch.flush()
+            return
+          }
+          throw new ProviderError('aborted', 'the model call was aborted')
+        } catch (error) {
+          batch.flush()
+          if (signal.aborted) {
+            wait.end('ended')
+            // The provider reports usage only when a call finishes: a call cut short is recorded with none.
+            record({ usage: emptyUsage(), cost_usd: null, finish_reason: null, aborted: String(signal.reason ?? 'aborted') })
+            return this.fail(
+              agent,
+              callId,
+              new ProviderError('aborted', `the model call was stopped: ${String(signal.reason ?? 'aborted')}`),
+              send,
+            )
+          }
+          const failure = ProviderError.isInstance(error) ? error : new ProviderError('other', errorText(error))
+          // Made again only while the agent has seen nothing of it.
+          const until = !streamed && isWaitable(failure) ? wait.next(failure) : null
+          if (until === null) {
+            wait.end('ended')
+            return this.fail(agent, callId, failure, send)
+          }
+          endpoint?.holdUntil(until, { message: failure.message, status: failure.status }, wait)
+          try {
+            await wait.sleepUntil(until, signal)
+          } catch {
+            // Aborted while waiting: the loop's next attempt finds the signal aborted and records it so.
+          }
         }
-        // Counted (and checked against the caps) before the agent learns the call ended.
-        record({ usage: event.usage, cost_usd: event.cost_usd, finish_reason: event.finish_reason, ...responseFields(event.response) })
-        batch.push(event)
-        batch.flush()
-        return
       }
-      throw new ProviderError('aborted', 'the model call was aborted')
-    } catch (error) {
-      batch.flush()
-      if (signal.aborted) {
-        // The provider reports usage only when a call finishes: a call cut short is recorded with none.
-        record({ usage: emptyUsage(), cost_usd: null, finish_reason: null, aborted: String(signal.reason ?? 'aborted') })
-        return this.fail(
-          agent,
-          callId,
-          new ProviderError('aborted', `the model call was stopped: ${String(signal.reason ?? 'aborted')}`),
-          send,
-        )
-      }
-      this.fail(agent, callId, ProviderError.isInstance(error) ? error : new ProviderError('other', errorText(error)), send)
+    } finally {
+      waits.delete(wait)
+      if (waits.size === 0) this.callWaits.delete(agent)
     }
   }
 

@@ -7,7 +7,7 @@ import { createProvider } from '../providers/create-provider'
 import { sleep as realSleep } from '../providers/sleep'
 import type { Sleep } from '../providers/types'
 import type { AgentInit, AgentOutcome, ToAgent } from '../protocol/messages'
-import type { JobSettings } from '../trace/model'
+import { defaultRateLimitWaitMinutes, type JobSettings } from '../trace/model'
 import type { SubagentApprovals } from '../trace/statuses'
 import { controlValueOfApprovalMode } from '../trace/projection'
 import { addCost, addUsage } from '../trace/usage'
@@ -19,6 +19,7 @@ import { WallClock } from './wall-clock'
 import { budgetStep, jobUsage, onBudgetOf, spentBranch } from './budget'
 import { BudgetPauses, BudgetRefused, type CapsChange, type SpentCap } from './budget-pauses'
 import { ModelCalls, type CallRecord } from './model-calls'
+import { defaultMaxModelCalls, ProviderLimits } from './provider-limits'
 import type { ProcessHost } from './process-host'
 import { renderFirstMessage } from './request'
 import {
@@ -77,6 +78,8 @@ export interface SupervisorOptions {
    * marked unresponsive (health.ts). Short in tests.
    */
   heartbeat?: { intervalMs?: number; unresponsiveAfterMs?: number }
+  /** Model calls in flight at once per API endpoint (Settings, `arbor run --max-model-calls`); read at each call. Default 8. */
+  maxModelCalls?: () => number
 }
 
 export interface StartJobOptions {
@@ -212,6 +215,13 @@ export class Supervisor {
       onCallEnd: (agent, record) => this.recordCall(agent, record),
       redact: (agent, text) => agent.job.redactor.redact(text),
       now: () => Date.now(),
+      limits: new ProviderLimits({ maxConcurrentCalls: options.maxModelCalls ?? (() => defaultMaxModelCalls) }),
+      waits: {
+        start: (agent, reason, fields) => this.waits.start(agent, reason, fields),
+        // Only its own: a budget pause that took over is the budget's to end.
+        end: (agent, outcome) => void (this.waits.reasonOf(agent) === 'rate_limit' && this.waits.end(agent, outcome)),
+      },
+      rateLimitWaitMs: (agent) => (agent.job.settings.rate_limit_wait_minutes ?? defaultRateLimitWaitMinutes) * 60_000,
     })
     this.budgets = new BudgetPauses({
       trace: this.trace,
@@ -461,6 +471,12 @@ export class Supervisor {
     this.trace.agent(agent, 'control', { action: 'restart', target: agentId, value: true, by: 'user' })
     agent.restartRequested = true
     agent.process.kill(true)
+  }
+
+  /** "Retry now": the agent's model call waiting for a rate limit is made again at once. False when it was not waiting. */
+  retryNow(agentId: string): boolean {
+    const agent = this.agents.get(agentId)
+    return agent && !agent.ended ? this.models.retryNow(agent) : false
   }
 
   /** Cancels a held or queued spawn; the parent's `task` call gets an error. */

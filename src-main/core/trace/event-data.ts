@@ -51,6 +51,10 @@ export const jobSettingsSchema = z
       description:
         'subagents the job may spawn, the root not counted (absent: 200; 0: no cap); past it a spawn is held for the user, or refused',
     }),
+    rate_limit_wait_minutes: z.number().nonnegative().optional().meta({
+      description:
+        'how long a rate-limited or overloaded model call waits and tries again before it fails, in minutes (absent: 15; 0: never)',
+    }),
     restart_crashed: count
       .optional()
       .meta({ description: 'how many times an agent whose process crashed is restarted from its history (absent: 1; 0: never)' }),

@@ -43,6 +43,8 @@ export type JobSettings = {
    * step boundary until the cap is raised; `stop` ends every live agent with `token_budget`.
    */
   on_budget?: OnBudget
+  /** How long a model call waits through rate limits and overload before it fails (absent: `defaultRateLimitWaitMinutes`; 0: never waits). */
+  rate_limit_wait_minutes?: number
 }
 
 /** What a job (or branch) does when it reaches its token or cost cap. */
@@ -56,6 +58,8 @@ export const spawnGuardDefaults = { max_spawns_per_turn: 10, max_spawns_per_minu
 export const defaultRestartCrashed = 1
 /** Subagents a job may spawn before a further one waits for the user (or is refused with nobody to ask). */
 export const defaultMaxAgents = 200
+/** A rate-limited or overloaded model call waits and tries again for up to 15 minutes, unless the job says otherwise. */
+export const defaultRateLimitWaitMinutes = 15
 
 /** A scripted job's settings, with any field overridden: the defaults of product.md §4. */
 export const defaultSettings = (overrides: Partial<JobSettings> = {}): JobSettings => ({

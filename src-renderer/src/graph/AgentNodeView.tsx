@@ -150,7 +150,7 @@ function AgentCard({ id }: { id: string }) {
     view.selected && 'selected',
     stalled && 'stalled',
   ]
-  const { askKill, toggleCollapsed, openNodeMenu, allowSpawn, cancelSpawn, restartAgent } = useArbor.getState()
+  const { askKill, retryNow, toggleCollapsed, openNodeMenu, allowSpawn, cancelSpawn, restartAgent } = useArbor.getState()
   const live = isLiveStatus(agent.status)
 
   return (
@@ -188,6 +188,16 @@ function AgentCard({ id }: { id: string }) {
             onClick={stopAnd(() => void restartAgent(agent.id))}
           >
             Restart
+          </button>
+        ) : null}
+        {!view.readOnly && agent.wait?.reason === 'rate_limit' ? (
+          <button
+            className="node-button nodrag"
+            data-testid="node-retry-now"
+            title="Make its model call again now, without waiting for the rate limit"
+            onClick={stopAnd(() => void retryNow(agent.id))}
+          >
+            Retry now
           </button>
         ) : null}
         {!view.readOnly && live ? (

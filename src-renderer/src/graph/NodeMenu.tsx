@@ -26,6 +26,8 @@ function runEntry(action: NodeMenuAction, anchor: NodeAnchor): void {
   switch (action) {
     case 'inspect':
       return state.inspect(agentId)
+    case 'retryNow':
+      return void state.retryNow(agentId)
     case 'steer':
       state.inspect(agentId)
       // The message box is drawn with the inspector: focus it once it is there.

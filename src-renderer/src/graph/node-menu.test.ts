@@ -11,6 +11,11 @@ describe('nodeMenuEntries', () => {
     }
   })
 
+  it('offers Retry now to an agent waiting for a rate limit, besides what a running agent has', () => {
+    expect(actionsFor('rate_limited')).toEqual(['inspect', 'retryNow', 'steer', 'wrapUp', 'kill'])
+    expect(actionsFor('rate_limited', true)).toEqual(['inspect'])
+  })
+
   it('offers to edit the prompt of, or cancel, a spawn that has not started', () => {
     expect(actionsFor('held')).toEqual(['inspect', 'editPrompt', 'cancelSpawn'])
     expect(actionsFor('queued')).toEqual(['inspect', 'editPrompt', 'cancelSpawn'])

@@ -2,7 +2,7 @@ import { isLiveStatus, type AgentStatus } from '@core/trace/statuses'
 
 /** What an entry of a node's menu does (NodeMenu.tsx carries it out). */
 export type NodeMenuAction =
-  'inspect' | 'steer' | 'wrapUp' | 'kill' | 'restart' | 'editPrompt' | 'allowSpawn' | 'cancelSpawn' | 'followUp' | 'setBudget'
+  'inspect' | 'retryNow' | 'steer' | 'wrapUp' | 'kill' | 'restart' | 'editPrompt' | 'allowSpawn' | 'cancelSpawn' | 'followUp' | 'setBudget'
 
 export interface NodeMenuEntry {
   action: NodeMenuAction
@@ -35,6 +35,8 @@ const isEnded = (status: AgentStatus): boolean => !isRunning(status) && !isGhost
 export function nodeMenuEntries({ status, readOnly, heldByLimit = false, unresponsive = false }: NodeMenuSubject): NodeMenuEntry[] {
   const entries: NodeMenuEntry[] = [{ action: 'inspect', label: 'Inspect' }]
   if (readOnly) return entries
+  // Waiting for a rate limit: its model call can go at once.
+  if (status === 'rate_limited') entries.push({ action: 'retryNow', label: 'Retry now' })
   if (isRunning(status)) {
     entries.push(
       { action: 'steer', label: 'Steer…' },

@@ -51,6 +51,7 @@ const settings: SettingsView = {
   ],
   prices: [],
   key_storage: { encrypted: false, available: true, description: '/tmp/keys.json' },
+  max_model_calls: 8,
 }
 
 describe('form ↔ NewJob', () => {

@@ -11,7 +11,7 @@ import {
 } from '@core/api/job-form'
 import type { SubagentApprovals } from '@core/trace/statuses'
 import { priceFor, type ModelPrice, type PriceTable } from '@core/providers/pricing'
-import { defaultMaxAgents, defaultRestartCrashed, spawnGuardDefaults, type OnBudget } from '@core/trace/model'
+import { defaultMaxAgents, defaultRateLimitWaitMinutes, defaultRestartCrashed, spawnGuardDefaults, type OnBudget } from '@core/trace/model'
 import { errorFields, errorText } from '../store/error-text'
 
 /**
@@ -37,6 +37,7 @@ export interface NewJobForm {
   max_agents: string
   /** What a cap reached does: pause until raised, or stop. */
   on_budget: OnBudget
+  rate_limit_wait_minutes: string
   /** Subagents' risky commands (the form's one control; auto_approve follows it). */
   subagent_approvals: SubagentApprovals
   spawn_paused: boolean
@@ -62,6 +63,7 @@ export const formFieldOrder: readonly FormField[] = [
   'max_spawns_per_minute',
   'max_agents',
   'restart_crashed',
+  'rate_limit_wait_minutes',
   'job_token_budget',
   'job_cost_budget',
   'on_budget',
@@ -96,6 +98,7 @@ export function formFromJob(job: NewJob): NewJobForm {
     restart_crashed: text(job.restart_crashed),
     max_agents: text(job.max_agents),
     on_budget: job.on_budget,
+    rate_limit_wait_minutes: text(job.rate_limit_wait_minutes),
     subagent_approvals: approvalModeOf(job),
     spawn_paused: job.spawn_paused,
     allow_network: job.allow_network,
@@ -148,6 +151,7 @@ export function inputFromForm(form: NewJobForm): Record<keyof NewJob, unknown> {
     restart_crashed: numberFromText(form.restart_crashed, { whole: true, empty: null }),
     max_agents: numberFromText(form.max_agents, { whole: true, empty: null }),
     on_budget: form.on_budget,
+    rate_limit_wait_minutes: numberFromText(form.rate_limit_wait_minutes, { whole: false, empty: null }),
     auto_approve: form.subagent_approvals === 'approve',
     subagent_approvals: form.subagent_approvals,
     spawn_paused: form.spawn_paused,
@@ -196,6 +200,7 @@ function fallbackJob(form: NewJobForm): NewJob {
     restart_crashed: defaultRestartCrashed,
     max_agents: defaultMaxAgents,
     on_budget: form.on_budget,
+    rate_limit_wait_minutes: defaultRateLimitWaitMinutes,
     auto_approve: form.subagent_approvals === 'approve',
     subagent_approvals: form.subagent_approvals,
     spawn_paused: form.spawn_paused,

@@ -4,6 +4,7 @@ import { errorText } from '../store/error-text'
 import { rememberFocus, trapTab } from '../util/focus'
 import { PriceTable } from './PriceTable'
 import { ProviderCard } from './ProviderCard'
+import { ModelCallsCard } from './ModelCallsCard'
 import { keyStorageText } from './settings-model'
 import { TraceExportSection } from './TraceExportSection'
 
@@ -182,6 +183,7 @@ function SettingsBody() {
                   {view.providers.map((info) => (
                     <ProviderCard key={info.id} info={info} storage={view.key_storage} prices={view.prices} />
                   ))}
+                  <ModelCallsCard value={view.max_model_calls} />
                 </section>
                 <section className="settings-section" id="settings-prices" data-testid="prices" aria-labelledby="settings-prices-title">
                   <div className="settings-section__head">

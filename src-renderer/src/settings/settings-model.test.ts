@@ -51,6 +51,7 @@ const view: SettingsView = {
   providers: [openai, compatible],
   prices: [row('gpt-4.1')],
   key_storage: { encrypted: true, available: true, description: '~/.config/Arbor/keys.json (encrypted with the OS keychain)' },
+  max_model_calls: 8,
 }
 
 describe('keys', () => {

@@ -85,6 +85,11 @@ export const createControlsSlice: SliceCreator<ControlsSlice> = (set, get) => {
         await api().allowSpawn({ agent_id: agentId })
       }),
 
+    retryNow: (agentId) =>
+      attempt('Retry now', async () => {
+        await api().retryNow({ agent_id: agentId })
+      }),
+
     // Not `attempt`: the prompt dialog shows the error itself, and stays open to fix it.
     editSpawn: async (agentId, prompt) => {
       await api().editSpawn({ agent_id: agentId, prompt })

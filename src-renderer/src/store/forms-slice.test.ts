@@ -20,7 +20,12 @@ function makeStore(api: Partial<ArborApi>) {
   return { store, calls }
 }
 
-const view: SettingsView = { providers: [], prices: [], key_storage: { encrypted: false, available: true, description: 'keys.json' } }
+const view: SettingsView = {
+  providers: [],
+  prices: [],
+  key_storage: { encrypted: false, available: true, description: 'keys.json' },
+  max_model_calls: 8,
+}
 
 afterEach(() => vi.restoreAllMocks())
 

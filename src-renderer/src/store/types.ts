@@ -70,6 +70,8 @@ export interface ControlsSlice {
   restartAgent(agentId: string): Promise<void>
   /** Starts a spawn held by a job limit past it (API allowSpawn). */
   allowSpawn(agentId: string): Promise<void>
+  /** Ends an agent's rate-limit wait: its model call goes again at once (API retryNow). */
+  retryNow(agentId: string): Promise<void>
   /** Gives a held or queued spawn a new prompt; rejects with the API's error, for its dialog to show. */
   editSpawn(agentId: string, prompt: string): Promise<void>
   /** New caps for a job or an agent's branch (API setBudget); rejects with the API's error, for its form to show. */

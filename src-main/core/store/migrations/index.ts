@@ -6,6 +6,7 @@ import { subagentApprovals } from './005-subagent-approvals'
 import { backgroundChildren } from './006-background-children'
 import { agentWaits } from './007-agent-waits'
 import { branchBudgets } from './008-branch-budgets'
+import { appValues } from './009-app-values'
 import type { Migration } from './migration'
 
 export type { Migration } from './migration'
@@ -20,6 +21,7 @@ export const migrations: readonly Migration[] = [
   backgroundChildren,
   agentWaits,
   branchBudgets,
+  appValues,
 ]
 
 migrations.forEach((migration, index) => {

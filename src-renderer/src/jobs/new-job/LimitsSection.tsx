@@ -48,6 +48,12 @@ export function LimitsSection(props: { fields: JobFields; prices: PriceTable }) 
         <Affix suffix="per agent">{textInput('restart_crashed', { inputMode: 'numeric' })}</Affix>,
       )}
       {row(
+        'rate_limit_wait_minutes',
+        'Wait through rate limits',
+        'How long a model call that is rate limited or finds the API overloaded waits and tries again before the agent fails. 0: it fails at once.',
+        <Affix suffix="minutes">{textInput('rate_limit_wait_minutes', { inputMode: 'decimal' })}</Affix>,
+      )}
+      {row(
         'job_token_budget',
         'Job token budget',
         'Tokens across the whole tree; when they are spent the job pauses or stops (below). Empty: none.',
