@@ -19,7 +19,13 @@ describe('getTree', () => {
     const writer = new TraceWriter(db, { flushDelayMs: 1000 })
     writer.createJob(sampleJob())
     for (const event of sampleJobEvents().slice(0, -2)) writer.append(event)
-    const supervisor = { pendingApprovals: () => [], approvedCommands: () => [], wrappingUp: () => [] }
+    const supervisor = {
+      pendingApprovals: () => [],
+      approvedCommands: () => [],
+      wrappingUp: () => [],
+      heldSpawns: () => [],
+      unresponsiveAgents: () => [],
+    }
     const handlers = jobHandlers({ db, writer, supervisor } as unknown as EngineContext)
     const close = () => {
       writer.close()

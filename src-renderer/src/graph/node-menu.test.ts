@@ -6,13 +6,13 @@ const actionsFor = (status: AgentStatus, readOnly = false) => nodeMenuEntries({ 
 
 describe('nodeMenuEntries', () => {
   it('offers steer, a branch budget and kill for a running agent, one waiting for an approval, and one paused at a budget', () => {
-    for (const status of ['running', 'waiting_approval', 'paused', 'rate_limited'] as const) {
+    for (const status of ['running', 'waiting_approval', 'paused'] as const) {
       expect(actionsFor(status)).toEqual(['inspect', 'steer', 'setBudget', 'wrapUp', 'kill'])
     }
   })
 
   it('offers Retry now to an agent waiting for a rate limit, besides what a running agent has', () => {
-    expect(actionsFor('rate_limited')).toEqual(['inspect', 'retryNow', 'steer', 'wrapUp', 'kill'])
+    expect(actionsFor('rate_limited')).toEqual(['inspect', 'retryNow', 'steer', 'setBudget', 'wrapUp', 'kill'])
     expect(actionsFor('rate_limited', true)).toEqual(['inspect'])
   })
 
@@ -23,7 +23,7 @@ describe('nodeMenuEntries', () => {
 
   it('offers Restart for an unresponsive running agent', () => {
     const entries = nodeMenuEntries({ status: 'running', readOnly: false, unresponsive: true })
-    expect(entries.map((entry) => entry.action)).toEqual(['inspect', 'steer', 'wrapUp', 'kill', 'restart'])
+    expect(entries.map((entry) => entry.action)).toEqual(['inspect', 'steer', 'setBudget', 'wrapUp', 'kill', 'restart'])
     expect(nodeMenuEntries({ status: 'completed', readOnly: false, unresponsive: true }).map((entry) => entry.action)).toEqual([
       'inspect',
       'followUp',
