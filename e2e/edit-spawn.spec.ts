@@ -48,7 +48,7 @@ test('the node menu edits a held spawn’s prompt; on resume the child runs with
   await arbor.root.click({ button: 'right' })
   const menu = page.getByTestId('node-menu')
   await expect(menu).toBeVisible()
-  await expect(menu.getByRole('menuitem')).toHaveText(['Inspect', 'Steer…', 'Wrap up', 'Kill'])
+  await expect(menu.getByRole('menuitem')).toHaveText(['Inspect', 'Steer…', 'Set branch budget…', 'Wrap up', 'Kill'])
   await arbor.screenshot('node-menu-running')
   await page.getByTestId('job-toolbar').click({ position: { x: 4, y: 4 } })
   await expect(menu).toBeHidden()

@@ -48,7 +48,7 @@ test('a rate-limited agent waits with a countdown; Retry now makes its call at o
   // Its menu offers Retry now first after Inspect.
   await waiting.click({ button: 'right' })
   const menu = page.getByTestId('node-menu')
-  await expect(menu.getByRole('menuitem')).toHaveText(['Inspect', 'Retry now', 'Steer…', 'Wrap up', 'Kill'])
+  await expect(menu.getByRole('menuitem')).toHaveText(['Inspect', 'Retry now', 'Steer…', 'Set branch budget…', 'Wrap up', 'Kill'])
   await arbor.screenshot('rate-limited-node-menu')
   await page.keyboard.press('Escape')
   await expect(menu).toBeHidden()
