@@ -1,4 +1,5 @@
 import { answerApprovals } from '../approvals'
+import { askForBudgets, stopAtBudgets } from '../budget-prompt'
 import type { CliValues } from '../cli-values'
 import { printTree } from '../tree-printer'
 import { intOption, JobRefused, UsageError } from '../usage-error'
@@ -36,6 +37,10 @@ export async function runResume(values: CliValues): Promise<number> {
     jobId = resumedJobId(dbFile, values)
     engine.subscribe(printTree(say))
     engine.subscribe(answerApprovals(engine.supervisor, interactive))
+    // As for `run --continue`: a job that pauses at its budget asks for a new one on a terminal; without one it would wait for nobody.
+    engine.subscribe(
+      interactive ? askForBudgets(engine.supervisor, () => running.jobId) : stopAtBudgets(engine.supervisor, () => running.jobId),
+    )
     const { agent_ids } = await engine.handlers.resumeJob({ job_id: jobId })
     running.jobId = jobId
     say(`resuming job ${jobId}: ${agent_ids.length} agent${agent_ids.length === 1 ? '' : 's'} go on`)

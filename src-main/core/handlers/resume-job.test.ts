@@ -190,6 +190,45 @@ describe('resumeJob', () => {
     expect(server.requests.filter(opensWith('HELD-CHILD'))).toHaveLength(1)
   }, 120_000)
 
+  it('a job paused at its spent cap when it was interrupted resumes paused, and goes on once the cap is raised', async () => {
+    const { project, dbFile } = setUp()
+    const server = await startFakeOpenAI({
+      route: openaiConversations([
+        {
+          match: 'ROOT-TASK',
+          turns: [
+            { tool_calls: [{ name: 'list_files', arguments: { path: '.' } }], usage: { prompt_tokens: 4000, completion_tokens: 10 } },
+            finish('DONE AFTER THE RAISE'),
+          ],
+        },
+      ]),
+    })
+    cleanups.push(() => server.close())
+    const owner = await jobProcess(dbFile, project, {
+      ...jobFor(server.url, 'ROOT-TASK: list'),
+      job_token_budget: 3000,
+      on_budget: 'pause',
+    })
+    await waitUntil(() => statuses(dbFile, owner.jobId).includes('root:paused'), {
+      timeoutMs: 60_000,
+      what: 'the root pauses at the cap',
+      describe: owner.output,
+    })
+    await owner.kill()
+    const rig = handlerEngine({ dbFile, project, waitMs: 30_000, cleanups })
+    expect(await rig.dispatch('resumeJob', { job_id: owner.jobId })).toMatchObject({ ok: true })
+    // Its call is made again by the new process, and held again: the cap is still spent.
+    const paused = await rig.waitFor((event) => event.type === 'agent.wait' && event.data.phase === 'start')
+    expect(paused.data).toMatchObject({ reason: 'job_budget' })
+    expect(server.requests).toHaveLength(1)
+    expect(await rig.dispatch('setBudget', { job_id: owner.jobId, tokens: 20_000 })).toMatchObject({ ok: true })
+    await rig.engine.waitForJob(owner.jobId)
+    const tree = await rig.engine.handlers.getTree({ job_id: owner.jobId })
+    expect(tree.job.status).toBe('completed')
+    expect(tree.answer).toBe('DONE AFTER THE RAISE')
+    expect(server.requests).toHaveLength(2)
+  }, 120_000)
+
   it('refuses a job that is not interrupted, and one it does not know', async () => {
     const { project, dbFile } = setUp()
     const server = await startFakeOpenAI({ route: openaiConversations([{ match: 'ROOT-TASK', turns: [finish('ANSWERED')] }]) })

@@ -6,7 +6,7 @@ import type { ToolCall } from '../providers/types'
 import type { AgentStatus, Envelope, TraceEvent } from '../trace/events'
 import type { JobSettings } from '../trace/model'
 import { isLiveStatus } from '../trace/statuses'
-import { jobSpend } from './budget'
+import { jobSpend, onBudgetOf } from './budget'
 import { FollowUpRefused } from './follow-ups'
 import { rehydrateJob, type ResumeSource } from './rehydrate'
 import { jobRedactor, type AgentRuntime, type JobContext, type JobRuntime, type TraceSink } from './runtime'
@@ -56,7 +56,8 @@ export class JobResumes {
       redactor: jobRedactor(context, this.options.env),
       profiles: loadedProfiles?.profiles ?? builtinProfiles,
     })
-    if (jobSpend(job).share >= 1) {
+    // A job that pauses at its cap resumes paused (its agents wait at their next call for a raise); one that stops would stop at once.
+    if (onBudgetOf(job) === 'stop' && jobSpend(job).share >= 1) {
       throw new FollowUpRefused('conflict', `job ${jobId} had spent its token or cost budget: follow it up with higher caps instead`)
     }
     try {

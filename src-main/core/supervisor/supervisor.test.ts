@@ -184,12 +184,16 @@ describe('supervisor with real agent processes', () => {
     expect(String(rootResult?.data.output)).toContain('"killed"')
   })
 
-  it('reports a crashed agent process to its parent', async () => {
+  it('reports a crashed agent process to its parent when the job restarts none (restart_crashed 0)', async () => {
     rig = createTestRig()
-    const jobId = rig.start({
-      root: [{ tool_calls: [taskCall('Doomed')] }, complete('root survived')],
-      children: { Doomed: [complete(exploreResult('never'), 60_000)] },
-    })
+    // With the default (one restart) the child would go on in a new process (handlers/crash-restart.test.ts).
+    const jobId = rig.start(
+      {
+        root: [{ tool_calls: [taskCall('Doomed')] }, complete('root survived')],
+        children: { Doomed: [complete(exploreResult('never'), 60_000)] },
+      },
+      { restart_crashed: 0 },
+    )
     const start = await rig.waitFor((event) => event.type === 'agent.start' && event.data.label === 'Doomed')
     await new Promise((resolve) => setTimeout(resolve, 300))
     process.kill(rig.engine.supervisor.pidOf(start.agent_id!)!, 'SIGKILL')

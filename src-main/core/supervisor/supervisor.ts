@@ -586,7 +586,6 @@ export class Supervisor {
   }
 
   private recordStart(agent: AgentRuntime): void {
-    const job = agent.job
     this.trace.agent(agent, 'agent.start', {
       profile: agent.profile.name,
       model: agent.model,
@@ -595,7 +594,8 @@ export class Supervisor {
       tools: agent.profile.tools,
       max_steps: agent.profile.max_steps,
       context_token_budget: agent.profile.context_token_budget,
-      total_token_budget: agent.profile.total_token_budget ?? job.settings.job_token_budget,
+      // The agent's own cap (its profile's): the job's caps change (setBudget) and are the job's to show.
+      total_token_budget: agent.profile.total_token_budget,
       ...projectInstructionsData(agent),
       ...(isBackground(agent) ? { background: true as const } : {}),
     })

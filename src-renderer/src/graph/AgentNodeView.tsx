@@ -272,7 +272,8 @@ function AgentCard({ id }: { id: string }) {
           {agent.cost_usd !== null && <span>{formatCost(agent.cost_usd)}</span>}
         </div>
       )}
-      {budget ? (
+      {/* A branch's cap counts this agent too: its meter takes the place of the agent's own. */}
+      {budget && !agent.branch_budget ? (
         <div className="budget-bar" title={`${Math.round(budgetShare * 100)}% of the token budget`}>
           <div className={budgetShare >= 0.8 ? 'fill warn' : 'fill'} style={{ width: `${budgetShare * 100}%` }} />
         </div>
