@@ -2,12 +2,12 @@ import { answerApprovals } from '../approvals'
 import { askForBudgets, stopAtBudgets } from '../budget-prompt'
 import type { CliValues } from '../cli-values'
 import { printTree } from '../tree-printer'
-import { intOption, JobRefused, UsageError } from '../usage-error'
+import { JobRefused, UsageError } from '../usage-error'
 import { openDatabase } from '../../core/store/database'
 import { JobReferenceError, resolveJobReference } from '../../core/store/job-reference'
 import { listJobs } from '../../core/store/queries'
-import { cliEngine, closeOnSignal } from './engine'
-import { reportRun, wrapUpJob } from './run'
+import { closeOnSignal } from './engine'
+import { headlessEngine, reportRun, wrapUpJob } from './run'
 
 /** The flags `resume` takes; a job's own settings stand, so none of `run`'s job flags. */
 const resumeFlags = new Set(['db', 'job', 'last', 'json', 'export', 'warm-pool', 'help'])
@@ -25,7 +25,8 @@ export async function runResume(values: CliValues): Promise<number> {
     throw new UsageError(`resume goes on with the job's own settings: leave out ${extra.map((flag) => `--${flag}`).join(', ')}`)
   }
   if (!values.job === !values.last) throw new UsageError('resume needs exactly one of --job ID and --last')
-  const { engine, dbFile } = cliEngine(values.db, undefined, intOption(values['warm-pool'], 'warm-pool'))
+  // Headless as run is: a spawn past a job limit is refused, nobody here can allow it.
+  const { engine, dbFile } = headlessEngine(values, undefined)
   const interactive = Boolean(process.stdin.isTTY && process.stdout.isTTY)
   const running: { jobId?: string } = {}
   // As for `run`: on a terminal the first Ctrl-C wraps the job up, the second kills it.

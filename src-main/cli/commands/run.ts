@@ -33,8 +33,15 @@ export async function runJob(dir: string, values: CliValues): Promise<number> {
   return runPlanned(projectDir, values, { provider, task: values.task, script })
 }
 
-/** `arbor run` has no control to allow a spawn past max_agents or max_spawns_per_turn: such spawns are refused. */
-const userDecidesSpawns = false
+/**
+ * The engine of a headless job (`run`, `run --continue`, `resume`). It has no control to allow a
+ * spawn past max_agents or max_spawns_per_turn, so such spawns are refused; `--max-model-calls`
+ * caps its concurrent model calls over the Settings value.
+ */
+export function headlessEngine(values: CliValues, projectDir: string | undefined): ReturnType<typeof cliEngine> {
+  const warmPool = intOption(values['warm-pool'], 'warm-pool')
+  return cliEngine(values.db, projectDir, warmPool, false, false, intOption(values['max-model-calls'], 'max-model-calls', 1))
+}
 
 /** What to run: the task as given (checked with the other options), and for a scripted job its plan. */
 interface PlannedJob {
@@ -44,14 +51,7 @@ interface PlannedJob {
 }
 
 async function runPlanned(projectDir: string, values: CliValues, planned: PlannedJob): Promise<number> {
-  const { engine, dbFile } = cliEngine(
-    values.db,
-    projectDir,
-    intOption(values['warm-pool'], 'warm-pool'),
-    false,
-    userDecidesSpawns,
-    intOption(values['max-model-calls'], 'max-model-calls', 1),
-  )
+  const { engine, dbFile } = headlessEngine(values, projectDir)
   const interactive = Boolean(process.stdin.isTTY && process.stdout.isTTY)
   const running: { jobId?: string } = {}
   // On a terminal the first Ctrl-C wraps the whole job up (the root, so every agent), the second kills it.
@@ -133,14 +133,7 @@ async function continueJob(projectDir: string, values: CliValues): Promise<numbe
     ...(values['job-token-budget'] !== undefined ? { job_token_budget: intOption(values['job-token-budget'], 'job-token-budget', 1) } : {}),
     ...(values['job-cost-budget'] !== undefined ? { job_cost_budget: numberOption(values['job-cost-budget'], 'job-cost-budget') } : {}),
   }
-  const { engine, dbFile } = cliEngine(
-    values.db,
-    projectDir,
-    intOption(values['warm-pool'], 'warm-pool'),
-    false,
-    userDecidesSpawns,
-    intOption(values['max-model-calls'], 'max-model-calls', 1),
-  )
+  const { engine, dbFile } = headlessEngine(values, projectDir)
   const interactive = Boolean(process.stdin.isTTY && process.stdout.isTTY)
   const running: { jobId?: string } = {}
   // As for a new job: on a terminal the first Ctrl-C wraps the follow-up up, the second kills it.

@@ -25,7 +25,7 @@ type ProjectHandlers = Pick<
 /** Opens `dir` as the project and remembers it among the recent ones. */
 export function openProjectIn(context: EngineContext, dir: string): ProjectInfo {
   const resolved = path.resolve(expandHome(dir))
-  if (!statSync(resolved, { throwIfNoEntry: false })?.isDirectory()) throw new ApiFailure('invalid_request', `not a folder: ${resolved}`)
+  if (!isFolder(resolved)) throw new ApiFailure('invalid_request', `not a folder: ${resolved}`)
   context.project = { path: resolved, name: path.basename(resolved) || resolved }
   context.settings.recordProject(context.project.path, context.project.name)
   return context.project
@@ -125,6 +125,17 @@ export function completeFolder(prefix: string): string[] {
     .slice(0, maxCompletions)
 }
 
-const isFolder = (target: string): boolean => statSync(target, { throwIfNoEntry: false })?.isDirectory() ?? false
+/**
+ * Whether `target` is a folder one can open. Any path a request carries is asked about, and
+ * statSync throws for more than a missing one: a NUL byte, a name too long, a file in the way
+ * (ENOTDIR), no permission. Each is simply not a folder.
+ */
+function isFolder(target: string): boolean {
+  try {
+    return statSync(target, { throwIfNoEntry: false })?.isDirectory() ?? false
+  } catch {
+    return false
+  }
+}
 
 const expandHome = (value: string): string => (value === '~' || value.startsWith('~/') ? path.join(os.homedir(), value.slice(1)) : value)

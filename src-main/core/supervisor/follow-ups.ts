@@ -1,22 +1,12 @@
 import { builtinProfiles } from '../job/profiles'
 import type { LoadedProfiles } from '../job/profiles/load'
-import type { AgentInit, ToAgent } from '../protocol/messages'
+import type { ToAgent } from '../protocol/messages'
 import { HistoryReceiver } from '../protocol/model-history'
 import { rebuildHistory, type ResumeHistory } from '../protocol/resume-history'
-import { defaultRestartCrashed, type JobSettings } from '../trace/model'
+import { defaultRestartCrashed } from '../trace/model'
 import { jobSpend } from './budget'
-import { rehydrateJob, type ResumeSource } from './rehydrate'
-import {
-  childEventData,
-  isBackground,
-  jobRedactor,
-  runningChildren,
-  type AgentRuntime,
-  type JobContext,
-  type JobRuntime,
-  type TraceSink,
-} from './runtime'
-import type { TraceEmitter } from './trace-emitter'
+import { rehydrateJob, type Continuation, type ResumeSource } from './rehydrate'
+import { childEventData, isBackground, jobRedactor, runningChildren, type AgentRuntime, type JobRuntime } from './runtime'
 
 export interface FollowUpOptions {
   jobId: string
@@ -29,20 +19,10 @@ export interface FollowUpOptions {
   budgets?: { job_token_budget?: number | null; job_cost_budget?: number | null }
 }
 
-/** What FollowUps needs of the supervisor: its jobs and agents, and how it starts and talks to agents. */
-export interface FollowUpsOptions {
-  trace: TraceEmitter
-  sink: TraceSink
-  /** Without it no agent can be continued: nothing to rebuild its history from. */
-  source: ResumeSource | undefined
-  jobs: Map<string, JobRuntime>
-  agents: Map<string, AgentRuntime>
-  jobContext(project: string, settings: JobSettings): JobContext
-  env: NodeJS.ProcessEnv
+/** What FollowUps needs of the supervisor besides what every continuation does: how it talks to agents. */
+export interface FollowUpsOptions extends Continuation {
   isPaused(job: JobRuntime): boolean
   send(agent: AgentRuntime, message: ToAgent): void
-  /** Starts the agent's new process with its history (no second agent.start). */
-  launch(agent: AgentRuntime, firstMessage: string, resume: AgentInit['resume']): void
   /** Closes what a crashed process left waiting: its approval requests and the user's undelivered messages. */
   dropPending(agent: AgentRuntime, reason: string): void
 }

@@ -2,7 +2,28 @@ import type { Profile } from '../job/profiles'
 import type { Redactor } from '../secrets/redact'
 import { isFinishedStatus, type TraceEvent } from '../trace/events'
 import { subagentApprovalsOf, type AgentNode, type Job } from '../trace/model'
-import { newAgentRuntime, newJobRuntime, type AgentRuntime, type JobContext, type JobRuntime } from './runtime'
+import type { AgentInit } from '../protocol/messages'
+import type { JobSettings } from '../trace/model'
+import { newAgentRuntime, newJobRuntime, type AgentRuntime, type JobContext, type JobRuntime, type TraceSink } from './runtime'
+import type { TraceEmitter } from './trace-emitter'
+
+/**
+ * What continuing an agent from its history needs of the supervisor, for a follow-up or a crash
+ * restart (follow-ups.ts) and for a resumed job (resume-job.ts): the trace to read and write, its
+ * jobs and agents, a job's context, and how an agent's new process is started.
+ */
+export interface Continuation {
+  trace: TraceEmitter
+  sink: TraceSink
+  /** Without it no agent can be continued: nothing to rebuild its history from. */
+  source: ResumeSource | undefined
+  jobs: Map<string, JobRuntime>
+  agents: Map<string, AgentRuntime>
+  jobContext(project: string, settings: JobSettings): JobContext
+  env: NodeJS.ProcessEnv
+  /** Starts the agent's new process with its history (no second agent.start). */
+  launch(agent: AgentRuntime, firstMessage: string, resume: AgentInit['resume']): void
+}
 
 /** What the supervisor reads back from the trace to continue an agent that ended. */
 export interface ResumeSource {

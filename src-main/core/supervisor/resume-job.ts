@@ -1,6 +1,5 @@
 import { builtinProfiles } from '../job/profiles'
 import type { LoadedProfiles } from '../job/profiles/load'
-import type { AgentInit } from '../protocol/messages'
 import { rebuildHistory } from '../protocol/resume-history'
 import type { ToolCall } from '../providers/types'
 import type { AgentStatus, Envelope, TraceEvent } from '../trace/events'
@@ -8,21 +7,11 @@ import type { JobSettings } from '../trace/model'
 import { isLiveStatus } from '../trace/statuses'
 import { jobSpend, onBudgetOf } from './budget'
 import { FollowUpRefused } from './follow-ups'
-import { rehydrateJob, type ResumeSource } from './rehydrate'
-import { jobRedactor, type AgentRuntime, type JobContext, type JobRuntime, type TraceSink } from './runtime'
-import type { TraceEmitter } from './trace-emitter'
+import { rehydrateJob, type Continuation } from './rehydrate'
+import { jobRedactor, type AgentRuntime } from './runtime'
 
-/** What JobResumes needs of the supervisor: its jobs and agents, and how it starts agents and spawns. */
-export interface JobResumesOptions {
-  trace: TraceEmitter
-  sink: TraceSink
-  source: ResumeSource | undefined
-  jobs: Map<string, JobRuntime>
-  agents: Map<string, AgentRuntime>
-  jobContext(project: string, settings: JobSettings): JobContext
-  env: NodeJS.ProcessEnv
-  /** Starts the agent's new process with its history (no second agent.start). */
-  launch(agent: AgentRuntime, firstMessage: string, resume: AgentInit['resume']): void
+/** What JobResumes needs of the supervisor besides what every continuation does: how spawns wait again. */
+export interface JobResumesOptions extends Continuation {
   /** A held or queued spawn waits again (Spawns.again). */
   wait(child: AgentRuntime): void
   /** Starts the parent's queued children while it has free slots (Spawns.pump). */

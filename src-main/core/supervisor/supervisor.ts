@@ -42,7 +42,7 @@ import { FollowUps, type FollowUpOptions } from './follow-ups'
 import { JobResumes } from './resume-job'
 import { AgentMessages, StopRefused, type WrapUpResult } from './agent-messages'
 import { AgentHealth } from './health'
-import type { ResumeSource } from './rehydrate'
+import type { Continuation, ResumeSource } from './rehydrate'
 import type { HoldingLimit } from './spawn-policy'
 import { SpawnEditRefused, Spawns } from './spawns'
 import { TraceEmitter } from './trace-emitter'
@@ -179,7 +179,7 @@ export class Supervisor {
       stop: (agent, status, reason, summary) => this.stop(agent, status, reason, summary),
       finish: (agent, ending, parentResult) => this.finish(agent, ending, parentResult),
     })
-    this.followUps = new FollowUps({
+    const continuation: Continuation = {
       trace: this.trace,
       sink: options.sink,
       source: options.resumeSource,
@@ -187,23 +187,19 @@ export class Supervisor {
       agents: this.agents,
       jobContext: (project, settings) => this.jobContext(project, settings),
       env: options.env ?? process.env,
+      launch: (agent, firstMessage, resume) => this.launch(agent, firstMessage, resume),
+    }
+    this.followUps = new FollowUps({
+      ...continuation,
       isPaused: (job) => this.isPaused(job),
       send: (agent, message) => this.send(agent, message),
-      launch: (agent, firstMessage, resume) => this.launch(agent, firstMessage, resume),
       dropPending: (agent, reason) => {
         this.approvals.denyAllFor(agent, 'auto_deny', reason)
         this.messages.agentEnded(agent, 'crashed')
       },
     })
     this.resumes = new JobResumes({
-      trace: this.trace,
-      sink: options.sink,
-      source: options.resumeSource,
-      jobs: this.jobs,
-      agents: this.agents,
-      jobContext: (project, settings) => this.jobContext(project, settings),
-      env: options.env ?? process.env,
-      launch: (agent, firstMessage, resume) => this.launch(agent, firstMessage, resume),
+      ...continuation,
       wait: (child) => this.spawns.again(child),
       pump: (parent) => this.spawns.pump(parent),
     })
