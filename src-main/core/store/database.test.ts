@@ -24,7 +24,17 @@ describe('openDatabase', () => {
   it('creates the schema in an empty file and ends at the latest version', () => {
     const db = openDatabase(join(tempDir(), 'nested', 'arbor.db'))
     expect(schemaVersion(db)).toBe(latestSchemaVersion)
-    expect(tableNames(db)).toEqual(['agents', 'app_values', 'events', 'jobs', 'prices', 'projects', 'provider_settings', 'trace_export'])
+    expect(tableNames(db)).toEqual([
+      'agents',
+      'app_values',
+      'events',
+      'file_contents',
+      'jobs',
+      'prices',
+      'projects',
+      'provider_settings',
+      'trace_export',
+    ])
     expect(indexNames(db)).toEqual(expect.arrayContaining(['events_by_job', 'events_by_agent', 'agents_by_job', 'jobs_by_project']))
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal')
     expect(db.pragma('foreign_keys', { simple: true })).toBe(1)

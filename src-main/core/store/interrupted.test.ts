@@ -173,6 +173,7 @@ function writeAsVersion2(db: SqliteDatabase): void {
     ALTER TABLE jobs DROP COLUMN heartbeat_at;
     DROP TABLE trace_export;
     DROP TABLE app_values;
+    DROP TABLE file_contents;
     PRAGMA user_version = 2;
   `)
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { agentStatusSchema, jobStatusSchema, terminalReasonSchema, waitOutcomes, waitReasonSchema } from './statuses'
 import { usageSchema } from './usage'
+import { fileChangeKindSchema, fileContentCapBytes } from './file-changes'
 
 /**
  * The `data` of each event type of trace format version 1, one schema per type (product.md §6).
@@ -210,6 +211,26 @@ export const eventDataSchemas = {
       .array(z.string())
       .optional()
       .meta({ description: 'interrupted: tool calls that waited for an approval never decided; they run again and ask again' }),
+  }),
+  'file.change': z.looseObject({
+    path: z.string().meta({ description: "the file, relative to the agent's project folder, with `/` separators" }),
+    kind: fileChangeKindSchema,
+    from_path: z.string().optional().meta({ description: 'renamed: the path it had before' }),
+    by_tool_call: z
+      .string()
+      .nullable()
+      .meta({ description: 'the tool call (`tool.call` call_id) that made the change; null when no tool call of the agent did' }),
+    tool: z.string().meta({ description: 'the tool that made it (`write_file`, `edit_file`, `bash`, …)' }),
+    bytes_before: count.nullable().meta({ description: 'its size before; null when it did not exist (created)' }),
+    bytes_after: count.nullable().meta({ description: 'its size after; null when it no longer exists (deleted)' }),
+    hash_before: z
+      .string()
+      .nullable()
+      .meta({ description: 'SHA-256 (hex) of the content before; null when it did not exist or was not read' }),
+    hash_after: z.string().nullable().meta({ description: 'SHA-256 (hex) of the content after; null when it no longer exists' }),
+    content_stored: z.boolean().meta({
+      description: `whether both versions' contents are in the store (\`file_contents\`, by hash); false for a file over ${fileContentCapBytes} bytes or one that could not be read`,
+    }),
   }),
   'agent.wait': z.looseObject({
     phase: z.enum(['start', 'end']).meta({

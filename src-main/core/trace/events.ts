@@ -28,6 +28,7 @@ export const eventTypes = [
   'control',
   'context.compact',
   'budget.warning',
+  'file.change',
   'error',
 ] as const
 export const eventTypeSchema = z.enum(eventTypes)
@@ -74,6 +75,7 @@ export const traceEventSchema = z.discriminatedUnion('type', [
   eventSchema('control'),
   eventSchema('context.compact'),
   eventSchema('budget.warning'),
+  eventSchema('file.change'),
   eventSchema('error'),
 ])
 export type TraceEvent = z.infer<typeof traceEventSchema>

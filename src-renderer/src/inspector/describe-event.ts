@@ -247,6 +247,10 @@ export function describeEvent(event: TraceEvent): EventDescription {
     }
     case 'budget.warning':
       return { title: 'budget', summary: `${Math.floor((event.data.share ?? 0) * 100)}% of the job budget used`, tone: 'warn' }
+    case 'file.change': {
+      const { path, kind, from_path } = event.data
+      return { title: kind, summary: kind === 'renamed' && from_path ? `${from_path} → ${path}` : path, tone: 'neutral' }
+    }
     case 'error':
       return { title: 'error', summary: event.data.message, tone: 'bad' }
     case 'job.start':

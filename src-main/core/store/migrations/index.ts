@@ -7,6 +7,7 @@ import { backgroundChildren } from './006-background-children'
 import { agentWaits } from './007-agent-waits'
 import { branchBudgets } from './008-branch-budgets'
 import { appValues } from './009-app-values'
+import { fileContents } from './010-file-contents'
 import type { Migration } from './migration'
 
 export type { Migration } from './migration'
@@ -22,6 +23,7 @@ export const migrations: readonly Migration[] = [
   agentWaits,
   branchBudgets,
   appValues,
+  fileContents,
 ]
 
 migrations.forEach((migration, index) => {
