@@ -24,6 +24,7 @@ const benches = [
   'main-thread.ts',
   'steer.ts',
   'faults.ts',
+  'changes.ts',
 ]
 const selected = process.argv.length > 2 ? process.argv.slice(2) : benches
 const dir = mkdtempSync(join(tmpdir(), 'arbor-bench-run-'))
