@@ -79,6 +79,21 @@ const descriptions: Record<string, string> = {
   'main_thread.loop_delay_max': "The 200-agent load: engine thread's loop delay, max, against an idle process",
   'main_thread.writer_in_thread.loop_delay_p99': 'The same, p99, with the writer on the engine thread',
   'main_thread.writer_in_thread.loop_delay_max': 'The same, max, with the writer on the engine thread',
+  'changes.git_10000.first_command': '`bash` change detection, 10,000-file git repository: the first command (fills the content cache)',
+  'changes.git_10000.true': '`bash` change detection, 10,000-file git repository: `true` with detection, against `true` alone (median)',
+  'changes.git_10000.true.detection': '`bash` change detection, 10,000-file git repository: what detection adds to `true`',
+  'changes.git_10000.edit_one_file':
+    '`bash` change detection, 10,000-file git repository: a command editing one file, against it alone (median)',
+  'changes.git_10000.edit_one_file.detection': '`bash` change detection, 10,000-file git repository: what detection adds to that command',
+  'changes.folder_10000.first_command':
+    '`bash` change detection, 10,000-file folder, not a git repository: the first command (fills the content cache)',
+  'changes.folder_10000.true':
+    '`bash` change detection, 10,000-file folder, not a git repository: `true` with detection, against `true` alone (median)',
+  'changes.folder_10000.true.detection': '`bash` change detection, 10,000-file folder, not a git repository: what detection adds to `true`',
+  'changes.folder_10000.edit_one_file':
+    '`bash` change detection, 10,000-file folder, not a git repository: a command editing one file, against it alone (median)',
+  'changes.folder_10000.edit_one_file.detection':
+    '`bash` change detection, 10,000-file folder, not a git repository: what detection adds to that command',
 }
 
 export function describe(name: string): string {

@@ -117,10 +117,14 @@ export class ChangeTracker {
     }
     for (const gone of deleted) {
       this.forget(gone.path)
+      // Same bytes, or the same inode when the bytes before are unknown (an inode freed by a
+      // delete and reused by a new file of other bytes is no rename).
       const index = created.findIndex(
         (made) =>
-          (made.file.stat.ino === gone.file.stat.ino && made.file.stat.size === gone.file.stat.size) ||
-          (gone.version !== null && sameVersion(gone.version, made.version)),
+          sameVersion(gone.version, made.version) ||
+          ((gone.version === null || gone.version.hash === null) &&
+            made.file.stat.ino === gone.file.stat.ino &&
+            made.file.stat.size === gone.file.stat.size),
       )
       if (index < 0) {
         changes.push({ path: gone.path, kind: 'deleted', before: gone.version, after: null })
