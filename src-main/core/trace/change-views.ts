@@ -93,3 +93,9 @@ export interface RevertBlock {
 }
 
 export type RevertResult = { reverted: true; files: string[] } | { reverted: false; message: string; blocks: RevertBlock[] }
+
+/** `@@ -a,b +c,d @@` as diff and git print it: an empty side starts at the line before (jsdiff's formatPatch does the same). */
+export const hunkHeader = (hunk: DiffHunk): string => {
+  const start = (from: number, count: number) => (count === 0 ? from - 1 : from)
+  return `@@ -${start(hunk.old_start, hunk.old_lines)},${hunk.old_lines} +${start(hunk.new_start, hunk.new_lines)},${hunk.new_lines} @@`
+}
