@@ -7,6 +7,7 @@ import { backgroundResultsContent } from '../trace/background-results'
 import { compactHistory, compactionTarget, estimateTokens, needsCompaction, type CompactionReason } from './compaction'
 import { checkExploreResult, failMessage } from './explore-contract'
 import { defaultStopConditions, type RunProgress, type StopCondition } from './stop-conditions'
+import { fileChangeEvent } from './changes/file-change'
 import type { AgentLink, Clock } from './supervisor-link'
 import { attemptCompletionName, backgroundStillRunning } from './tools/attempt-completion'
 import { Toolset, type ToolCallResult } from './tools/toolset'
@@ -129,6 +130,10 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentOutcome> 
           requestApproval: (request) => link.requestApproval(request, signal),
           sandbox: init.sandbox,
           trackProcess: (pgid, running) => link.trackProcess(pgid, running),
+          recordChange: (change) => {
+            const { data, contents } = fileChangeEvent(change, call.id, call.name)
+            link.event('file.change', data, contents)
+          },
         })
         if (result.unexpected !== undefined) link.event('error', { message: result.unexpected, call_id: call.id })
         const { call_id, name, ok, output, truncated } = result

@@ -8,7 +8,8 @@ import { BackgroundChildren } from './background-children'
 
 /** What the loop needs of the supervisor: a place for trace events, children and approvals. */
 export interface AgentLink {
-  event(type: EventType, data: Record<string, unknown>): void
+  /** `contents`: the file versions a `file.change` names, stored with it (agent/changes/file-change.ts). */
+  event(type: EventType, data: Record<string, unknown>, contents?: readonly Uint8Array[]): void
   /** Sends a `spawn` request and resolves with the matching `spawn_result` (or `spawn_started`, for a background one). */
   spawn(callId: string, request: TaskRequest, signal?: AbortSignal): Promise<SpawnOutcome>
   /** Sends a `resume_child` request and resolves with the matching `spawn_result`. */
@@ -81,8 +82,15 @@ export class SupervisorLink implements AgentLink {
     private readonly approvalIds: () => string = () => `approval_${randomUUID()}`,
   ) {}
 
-  event(type: EventType, data: Record<string, unknown>): void {
-    this.send({ type: 'event', event_type: type, ts: new Date(this.clock.now()).toISOString(), data })
+  event(type: EventType, data: Record<string, unknown>, contents?: readonly Uint8Array[]): void {
+    const ts = new Date(this.clock.now()).toISOString()
+    this.send({
+      type: 'event',
+      event_type: type,
+      ts,
+      data,
+      ...(contents?.length ? { contents: contents.map((bytes) => Buffer.from(bytes).toString('base64')) } : {}),
+    })
   }
 
   spawn(callId: string, request: TaskRequest, signal?: AbortSignal): Promise<SpawnOutcome> {

@@ -133,7 +133,14 @@ export const toSupervisorSchema = z.discriminatedUnion('type', [
   }),
   z.object({ type: z.literal('model_cancel'), call_id: z.string() }),
   /** A trace event; the supervisor stamps job, agent, parent and depth. */
-  z.object({ type: z.literal('event'), event_type: eventTypeSchema, ts: z.string(), data: z.record(z.string(), z.unknown()) }),
+  z.object({
+    type: z.literal('event'),
+    event_type: eventTypeSchema,
+    ts: z.string(),
+    data: z.record(z.string(), z.unknown()),
+    /** `file.change` only: the versions it names (base64), stored with it; the supervisor checks each against its hash. */
+    contents: z.array(z.string()).optional(),
+  }),
   z.object({ type: z.literal('spawn'), call_id: z.string(), request: taskRequestSchema }),
   /**
    * The parent's `task` call with `resume`: its finished child `agent_id` goes on from its history

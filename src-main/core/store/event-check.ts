@@ -7,6 +7,8 @@ const knownTypes: ReadonlySet<string> = new Set(eventTypes)
 export interface CheckedEvent {
   event: TraceEvent
   data: string
+  /** File versions the event names (a `file.change`'s), stored in the transaction that inserts it. */
+  contents?: readonly Uint8Array[]
 }
 
 /**

@@ -17,7 +17,9 @@ export const storesContent = (size: number): boolean => size <= fileContentCapBy
 export function putFileContent(db: SqliteDatabase, bytes: Uint8Array): string {
   const hash = fileContentHash(bytes)
   if (storesContent(bytes.byteLength)) {
-    db.prepare('INSERT OR IGNORE INTO file_contents (hash, size, content) VALUES (?, ?, ?)').run(hash, bytes.byteLength, bytes)
+    // A Uint8Array that crossed a thread (structured clone) is no Buffer; SQLite binds Buffers as BLOBs.
+    const blob = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+    db.prepare('INSERT OR IGNORE INTO file_contents (hash, size, content) VALUES (?, ?, ?)').run(hash, bytes.byteLength, blob)
   }
   return hash
 }

@@ -69,6 +69,7 @@ async function runRealJobs(): Promise<string[]> {
       children: {
         Cleaner: [
           { tool_calls: [{ name: 'bash', arguments: { command: 'rm -r build' } }] },
+          { tool_calls: [{ name: 'write_file', arguments: { path: 'cleaned.txt', content: 'clean\n' } }] },
           { tool_calls: [taskCall('Too deep')] },
           { tool_calls: [{ name: 'read_file', arguments: { path: 42 } }] },
           complete('cleaned'),

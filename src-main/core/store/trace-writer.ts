@@ -4,6 +4,7 @@ import type { Job } from '../trace/model'
 import { AppendGate } from './append-gate'
 import type { SqliteDatabase } from './database'
 import { StoreError } from './errors'
+import { putFileContent } from './file-contents'
 import type { CheckedEvent } from './event-check'
 import { jobOwnersFor, ownerRow, type JobOwners } from './job-owners'
 import type { OwnerIdentity } from './owner'
@@ -45,7 +46,8 @@ export interface TraceLog {
    * same statement: of two processes resuming it, one wins, the other is refused.
    */
   reopenJob(jobId: string, options?: ReopenOptions): void
-  append(event: NewTraceEvent): void
+  /** `contents`: file versions the event names (a `file.change`'s), stored in the same transaction as the event. */
+  append(event: NewTraceEvent, contents?: readonly Uint8Array[]): void
   flush(): TraceEvent[]
   onCommit(listener: CommitListener): () => void
   readonly pendingCount: number
@@ -130,13 +132,14 @@ export class TraceWriter implements TraceLog {
       const stored: TraceEvent[] = []
       const refused = new Map<string, number>()
       const writable = new Map<string, boolean>()
-      for (const { event, data } of batch) {
+      for (const { event, data, contents } of batch) {
         const { type, ts, job_id, agent_id, parent_id, depth } = event
         if (!writable.has(job_id)) writable.set(job_id, this.mayWrite(job_id))
         if (!writable.get(job_id)) {
           refused.set(job_id, (refused.get(job_id) ?? 0) + 1)
           continue
         }
+        for (const bytes of contents ?? []) putFileContent(db, bytes)
         event.seq = Number(this.insertEvent.run(job_id, agent_id, parent_id, depth, type, ts, data).lastInsertRowid)
         this.projector.apply(event)
         stored.push(event)
@@ -174,9 +177,10 @@ export class TraceWriter implements TraceLog {
   }
 
   /** Queues one event; throws at once if it is malformed or its job is unknown. */
-  append(event: NewTraceEvent): void {
+  append(event: NewTraceEvent, contents?: readonly Uint8Array[]): void {
     this.assertOpen()
-    this.queue.push(this.gate.check(event))
+    const checked = this.gate.check(event)
+    this.queue.push(contents?.length ? { ...checked, contents } : checked)
     if (this.queue.length >= this.maxBatch) this.flushQuietly()
     else if (!this.cancelTimer) this.scheduleFlush()
   }

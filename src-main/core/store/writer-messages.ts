@@ -28,6 +28,8 @@ export type WireEvent = [
   parent_id: string | null,
   depth: number | null,
   data: string,
+  /** The file versions it names (a `file.change`'s), stored with it. */
+  contents?: readonly Uint8Array[],
 ]
 
 export type ToWriter =

@@ -114,9 +114,10 @@ export class ThreadedTraceWriter implements TraceLog {
     if (error) throw fromWire(error)
   }
 
-  append(event: NewTraceEvent): void {
+  append(event: NewTraceEvent, contents?: readonly Uint8Array[]): void {
     this.assertOpen()
-    this.queue.push(this.gate.check(event))
+    const checked = this.gate.check(event)
+    this.queue.push(contents?.length ? { ...checked, contents } : checked)
     if (this.queue.length >= this.maxBatch) this.post()
     else if (!this.cancelTimer) this.schedulePost()
   }
@@ -225,7 +226,11 @@ export class ThreadedTraceWriter implements TraceLog {
   }
 
   private send(batch: CheckedEvent[]): void {
-    const events = batch.map(({ event: e, data }): WireEvent => [e.type, e.ts, e.job_id, e.agent_id, e.parent_id, e.depth, data])
+    const events = batch.map(({ event: e, data, contents }): WireEvent => {
+      const wire: WireEvent = [e.type, e.ts, e.job_id, e.agent_id, e.parent_id, e.depth, data]
+      if (contents) wire.push(contents)
+      return wire
+    })
     const message: ToWriter = { type: 'append', id: ++this.lastPostedId, events, exitAfterCommit: this.crashNext || undefined }
     this.crashNext = false
     this.port.ref()

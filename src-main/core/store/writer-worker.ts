@@ -38,9 +38,9 @@ try {
 let queued: TraceEvent[] = []
 
 function append(message: Extract<ToWriter, { type: 'append' }>): void {
-  for (const [type, ts, job_id, agent_id, parent_id, depth, data] of message.events) {
+  for (const [type, ts, job_id, agent_id, parent_id, depth, data, contents] of message.events) {
     const event = { type, ts, job_id, agent_id, parent_id, depth, data: JSON.parse(data) as object, seq: 0 } as TraceEvent
-    writer.appendChecked({ event, data })
+    writer.appendChecked(contents ? { event, data, contents } : { event, data })
     queued.push(event)
   }
   try {

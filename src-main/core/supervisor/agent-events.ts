@@ -13,6 +13,7 @@ export const agentEventTypes: ReadonlySet<EventType> = new Set<EventType>([
   'tool.result',
   'context.compact',
   'error',
+  'file.change',
 ])
 
 const agentEventSchema = z.discriminatedUnion('type', [
@@ -21,6 +22,7 @@ const agentEventSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('tool.result'), data: eventDataSchemas['tool.result'] }),
   z.object({ type: z.literal('context.compact'), data: eventDataSchemas['context.compact'] }),
   z.object({ type: z.literal('error'), data: eventDataSchemas.error }),
+  z.object({ type: z.literal('file.change'), data: eventDataSchemas['file.change'] }),
 ])
 /** An agent's event with its data checked against the trace format's schema for its type. */
 export type AgentEvent = z.infer<typeof agentEventSchema>

@@ -16,7 +16,8 @@ import type { WallClock } from './wall-clock'
 /** Where the supervisor writes: the store's trace writer in the app, anything in tests. */
 export interface TraceSink {
   createJob(job: Job): void
-  append(event: NewTraceEvent): void
+  /** `contents`: file versions (a `file.change`'s) stored in the same transaction as the event. */
+  append(event: NewTraceEvent, contents?: readonly Uint8Array[]): void
   /**
    * A job that had ended runs again here (a follow-up): this process owns it from now on. With
    * `interrupted` (a resume), only an interrupted job; throws when another process got it first.

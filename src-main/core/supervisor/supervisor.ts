@@ -12,6 +12,7 @@ import type { SubagentApprovals } from '../trace/statuses'
 import { controlValueOfApprovalMode } from '../trace/projection'
 import { addCost, addUsage } from '../trace/usage'
 import { parseAgentEvent } from './agent-events'
+import { admitFileContents } from './file-change-intake'
 import { agentInit, modelFor, projectInstructionsData, providerConfig } from './agent-init'
 import { AgentProcesses, type AgentMessage } from './agent-processes'
 import { ApprovalDesk, type DecisionOptions, type PendingApprovalView } from './approvals'
@@ -603,7 +604,7 @@ export class Supervisor {
   private onAgentMessage(agent: AgentRuntime, message: AgentMessage): void {
     switch (message.type) {
       case 'event':
-        this.onAgentEvent(agent, message.event_type, message.ts, message.data)
+        this.onAgentEvent(agent, message.event_type, message.ts, message.data, message.contents)
         return
       case 'model_call':
         agent.spawnsThisTurn = 0
@@ -629,7 +630,7 @@ export class Supervisor {
     }
   }
 
-  private onAgentEvent(agent: AgentRuntime, type: EventType, ts: string, data: unknown): void {
+  private onAgentEvent(agent: AgentRuntime, type: EventType, ts: string, data: unknown, contents?: string[]): void {
     // job.*, agent.*, llm.call, subagent.*, approval.*, control and budget.* are the supervisor's to
     // record; the rest is checked against its schema before it reaches the trace.
     const parsed = parseAgentEvent(type, data)
@@ -638,6 +639,12 @@ export class Supervisor {
       return
     }
     const { event } = parsed
+    if (event.type === 'file.change') {
+      // Its contents go into the store with it, each checked against the hash it names.
+      const admitted = admitFileContents(event.data, contents)
+      this.trace.agent(agent, 'file.change', admitted.data, ts, admitted.contents)
+      return
+    }
     if (event.type === 'message' && !this.messages.admit(agent, event.data, ts)) return
     if (event.type === 'tool.call') {
       agent.toolUsage[event.data.name] = (agent.toolUsage[event.data.name] ?? 0) + 1

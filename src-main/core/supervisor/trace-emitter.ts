@@ -8,8 +8,8 @@ export class TraceEmitter {
     private readonly now: () => Date,
   ) {}
 
-  /** An event on an agent; `ts` keeps the time the agent process reported. */
-  agent<T extends EventType>(agent: AgentRuntime, type: T, data: EventData<T>, ts?: string): void {
+  /** An event on an agent; `ts` keeps the time the agent process reported; `contents`: the file versions a `file.change` names. */
+  agent<T extends EventType>(agent: AgentRuntime, type: T, data: EventData<T>, ts?: string, contents?: readonly Uint8Array[]): void {
     const place = {
       ts: ts ?? this.now().toISOString(),
       job_id: agent.job.id,
@@ -17,7 +17,8 @@ export class TraceEmitter {
       parent_id: agent.parent?.id ?? null,
       depth: agent.depth,
     }
-    this.sink.append(newEvent(type, place, data))
+    if (contents?.length) this.sink.append(newEvent(type, place, data), contents)
+    else this.sink.append(newEvent(type, place, data))
   }
 
   /** A job-level event (no agent). */

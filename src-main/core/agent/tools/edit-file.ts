@@ -1,6 +1,7 @@
 import { z } from 'zod'
+import { tracePath, versionOf } from '../changes/file-change'
 import { openProjectFile, readUpTo, replaceContent, type ProjectFile } from './project-file'
-import { ToolError, defineTool, describeFileError } from './types'
+import { ToolError, defineTool, describeFileError, type ToolContext } from './types'
 
 /** Files larger than this are not edited (as read_file does not read them). */
 const maxEditBytes = 10 * 1024 * 1024
@@ -29,7 +30,7 @@ export const editFileTool = defineTool({
   async execute(args, context) {
     const file = await openProjectFile(context.projectDir, args.path, 'edit')
     try {
-      return await edit(file, args)
+      return await edit(file, args, context)
     } catch (error) {
       throw describeFileError(error, args.path) ?? error
     } finally {
@@ -38,7 +39,7 @@ export const editFileTool = defineTool({
   },
 })
 
-async function edit(file: ProjectFile, args: z.output<typeof parameters>): Promise<string> {
+async function edit(file: ProjectFile, args: z.output<typeof parameters>, context: ToolContext): Promise<string> {
   const { relative } = file
   if (args.old_string === args.new_string) throw new ToolError('old_string and new_string are the same; nothing to change')
   if (file.info.size > maxEditBytes)
@@ -70,7 +71,14 @@ async function edit(file: ProjectFile, args: z.output<typeof parameters>): Promi
   }
   const index = at.first[0]!
   // Slices, not String.replace: "$&" and friends in new_string stay as written.
-  await replaceContent(file.handle, text.slice(0, index) + newString + text.slice(index + oldString.length))
+  const edited = text.slice(0, index) + newString + text.slice(index + oldString.length)
+  await replaceContent(file.handle, edited)
+  context.recordChange?.({
+    path: tracePath(relative),
+    kind: 'modified',
+    before: versionOf(content),
+    after: versionOf(Buffer.from(edited, 'utf8')),
+  })
   const removed = oldString.split('\n').length
   const added = newString.split('\n').length
   return `Edited ${relative} at line ${lineOf(text, index)}: ${removed} line${removed === 1 ? '' : 's'} replaced by ${added}.`

@@ -151,7 +151,8 @@ async function openEntry(folder: Folder, name: string, entry: Entry): Promise<Pr
     if (intent !== 'read') refuseHardLinks(before, input)
   }
   await projectFileTestHooks.beforeOpen?.(entry.absolute)
-  const access = intent === 'read' ? constants.O_RDONLY : intent === 'edit' ? constants.O_RDWR : constants.O_WRONLY
+  // `write` reads too: the content it replaces is recorded (a `file.change`'s version before).
+  const access = intent === 'read' ? constants.O_RDONLY : constants.O_RDWR
   const create = before ? 0 : constants.O_CREAT | constants.O_EXCL
   let handle: FileHandle
   try {

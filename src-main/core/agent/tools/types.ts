@@ -2,6 +2,7 @@ import type { z } from 'zod'
 import type { SandboxPolicy, TaskRequest, ToAgent } from '../../protocol/messages'
 import type { Envelope } from '../../trace/events'
 import { ArborError } from '../../errors'
+import type { FileChange } from '../changes/file-change'
 
 /** The supervisor's answer to a spawn request: the child's envelope, or why it did not run. */
 export type SpawnResult = Extract<ToAgent, { type: 'spawn_result' }>['result']
@@ -75,6 +76,8 @@ export interface ToolContext {
   sandbox?: SandboxPolicy
   /** Reports a process group a tool started (`running: true`) or saw end, so none outlives the agent. */
   trackProcess?(pgid: number, running: boolean): void
+  /** Records a change this call made to a project file (a `file.change` event with its contents). */
+  recordChange?(change: FileChange): void
 }
 
 /**

@@ -1,5 +1,6 @@
 import { z } from 'zod'
-import { openProjectFile, replaceContent } from './project-file'
+import { maxHashedBytes, sameVersion, tracePath, unreadVersion, versionOf, type FileVersion } from '../changes/file-change'
+import { openProjectFile, readUpTo, replaceContent, type ProjectFile } from './project-file'
 import { defineTool, describeFileError } from './types'
 
 const parameters = z.object({
@@ -20,15 +21,28 @@ export const writeFileTool = defineTool({
   parameters,
   async execute(args, context) {
     const file = await openProjectFile(context.projectDir, args.path, 'write')
+    let before: FileVersion | null = null
     try {
+      if (!file.created) before = await readVersion(file)
       await replaceContent(file.handle, args.content)
     } catch (error) {
       throw describeFileError(error, args.path) ?? error
     } finally {
       await file.handle.close()
     }
+    const after = versionOf(Buffer.from(args.content, 'utf8'))
+    if (!sameVersion(before, after)) {
+      context.recordChange?.({ path: tracePath(file.relative), kind: file.created ? 'created' : 'modified', before, after })
+    }
     const lines = args.content === '' ? 0 : args.content.split('\n').length - (args.content.endsWith('\n') ? 1 : 0)
     const bytes = Buffer.byteLength(args.content, 'utf8')
     return `${file.created ? 'Created' : 'Replaced'} ${file.relative} (${lines} line${lines === 1 ? '' : 's'}, ${bytes} byte${bytes === 1 ? '' : 's'}).`
   },
 })
+
+/** The content a write replaces, hashed (and kept within the cap) unless it is huge. */
+async function readVersion(file: ProjectFile): Promise<FileVersion> {
+  if (file.info.size > maxHashedBytes) return unreadVersion(file.info.size)
+  const bytes = await readUpTo(file.handle, maxHashedBytes, file.info.size)
+  return bytes.byteLength > maxHashedBytes ? unreadVersion(bytes.byteLength) : versionOf(bytes)
+}
