@@ -42,7 +42,7 @@ describe('changes of a scope', () => {
     expect(diff.hunks[0]!.lines.map((line) => `${line.kind[0]}${line.text}`)).toEqual(['ca', 'rb', 'aB', 'cc', 'ad'])
     expect(diff.hunks[0]!.lines.find((line) => line.text === 'd')).toMatchObject({ old_line: null, new_line: 4 })
     // The hunk adds both calls' lines; its link is the latest call whose own change adds one of them.
-    expect(diff.hunks[0]!.tool_call).toEqual({ agent_id: agentIds.a, call_id: 'call-y' })
+    expect(diff.hunks[0]!.tool_call).toMatchObject({ agent_id: agentIds.a, call_id: 'call-y', seq: expect.any(Number) })
     // The job's view starts from before the root created it.
     expect(getChanges(db, { job_id: 'job-1' }).files[0]).toMatchObject({ kind: 'created', added: 4, removed: 0 })
   })

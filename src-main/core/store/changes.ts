@@ -256,7 +256,9 @@ function hunkToolCall(db: SqliteDatabase, fold: FileFold, lines: DiffLine[]): Di
   const sign = wanted.some((line) => line.kind === 'added') ? '+' : '-'
   const texts = new Set(wanted.filter((line) => (sign === '+' ? line.kind === 'added' : line.kind === 'removed')).map((line) => line.text))
   const link = (event: FileChangeEvent) =>
-    event.agent_id && event.data.by_tool_call ? { agent_id: event.agent_id, call_id: event.data.by_tool_call } : null
+    event.agent_id && event.data.by_tool_call
+      ? { agent_id: event.agent_id, call_id: event.data.by_tool_call, seq: toolCallSeq(db, event.agent_id, event.data.by_tool_call) }
+      : null
   for (const event of [...fold.events].reverse()) {
     const single: FileFold = {
       ...fold,
@@ -273,4 +275,14 @@ function hunkToolCall(db: SqliteDatabase, fold: FileFold, lines: DiffLine[]): Di
     if (touched) return link(event)
   }
   return fold.events.length > 0 ? link(fold.events.at(-1)!) : null
+}
+
+/** The seq of an agent's `tool.call` event with this call id (the inspector scrolls to it), or null. */
+function toolCallSeq(db: SqliteDatabase, agentId: string, callId: string): number | null {
+  const row = db
+    .prepare<[string, string], { seq: number }>(
+      "SELECT seq FROM events WHERE agent_id = ? AND type = 'tool.call' AND json_extract(data, '$.call_id') = ? ORDER BY seq LIMIT 1",
+    )
+    .get(agentId, callId)
+  return row?.seq ?? null
 }

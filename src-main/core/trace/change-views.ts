@@ -70,8 +70,8 @@ export interface DiffHunk {
   new_start: number
   new_lines: number
   lines: DiffLine[]
-  /** The tool call (and its agent) that last changed these lines' file in the scope, for the inspector link. */
-  tool_call: { agent_id: string; call_id: string } | null
+  /** The tool call (its agent, and its `tool.call` event's seq when stored) behind these lines, for the inspector link. */
+  tool_call: { agent_id: string; call_id: string; seq: number | null } | null
 }
 
 export interface FileDiff {
