@@ -3,9 +3,7 @@ import { ChangesPanel } from './ChangesPanel'
 
 /** The toolbar's Changes: the job's whole set of changed files, in a panel over the graph. */
 export function JobChangesButton({ jobId }: { jobId: string }) {
-  const count = useArbor((state) =>
-    state.changeCounts.jobId === jobId ? Object.values(state.changeCounts.byAgent).reduce((sum, n) => sum + n, 0) : 0,
-  )
+  const count = useArbor((state) => (state.changeCounts.jobId === jobId ? state.changeCounts.jobFiles : 0))
   return (
     <button
       type="button"

@@ -11,20 +11,21 @@ export const createChangesSlice: SliceCreator<ChangesSlice> = (set, get) => {
   let loading: string | null = null
   let again = false
   return {
-    changeCounts: { jobId: null, byAgent: {}, revision: 0 },
+    changeCounts: { jobId: null, byAgent: {}, jobFiles: 0, revision: 0 },
     async loadChangeCounts(jobId) {
       if (loading === jobId) {
         again = true
         return
       }
       loading = jobId
-      if (get().changeCounts.jobId !== jobId) set({ changeCounts: { jobId, byAgent: {}, revision: 0 } })
+      if (get().changeCounts.jobId !== jobId) set({ changeCounts: { jobId, byAgent: {}, jobFiles: 0, revision: 0 } })
       try {
         do {
           again = false
-          const { by_agent } = await api().getChanges({ job_id: jobId })
+          const { by_agent, files, more } = await api().getChanges({ job_id: jobId })
           if (get().changeCounts.jobId !== jobId) return
-          set((state) => ({ changeCounts: { jobId, byAgent: by_agent, revision: state.changeCounts.revision + 1 } }))
+          const jobFiles = files.length + more
+          set((state) => ({ changeCounts: { jobId, byAgent: by_agent, jobFiles, revision: state.changeCounts.revision + 1 } }))
         } while (again)
       } catch {
         // An imported job of an older Arbor, a lost connection: no badges; the next change tries again.

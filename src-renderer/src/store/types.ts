@@ -246,8 +246,8 @@ export interface ReplaySlice {
 
 /** The Changes views' shared state (changes-slice.ts): the nodes' badges and what asks for a Changes view or a revert. */
 export interface ChangesSlice {
-  /** Changed files per agent of the tree's job (its own changes); `revision` goes up with every `file.change` of that job. */
-  changeCounts: { jobId: string | null; byAgent: Record<string, number>; revision: number }
+  /** Changed files per agent of the tree's job (its own changes), and of the whole job; `revision` goes up with every `file.change` of that job. */
+  changeCounts: { jobId: string | null; byAgent: Record<string, number>; jobFiles: number; revision: number }
   loadChangeCounts(jobId: string): Promise<void>
   /** The job's whole Changes panel (the toolbar's Changes). */
   jobChangesOpen: boolean
