@@ -36,6 +36,7 @@ export const options = {
   last: { type: 'boolean' },
   out: { type: 'string' },
   format: { type: 'string' },
+  'with-file-contents': { type: 'boolean' },
   'otlp-endpoint': { type: 'string' },
   header: { type: 'string', multiple: true },
   port: { type: 'string' },

@@ -14,7 +14,7 @@ export const usage = `Usage:
   arbor run [DIR] --continue JOB|last --task TEXT [--job-token-budget N] [--job-cost-budget USD]
             [--warm-pool N] [--db FILE] [--export FILE.jsonl] [--json]
   arbor resume [--db FILE] (--job ID | --last) [--warm-pool N] [--export FILE.jsonl] [--json]
-  arbor export --db FILE (--job ID | --last) --out FILE [--format jsonl|otlp]
+  arbor export --db FILE (--job ID | --last) --out FILE [--format jsonl|otlp] [--with-file-contents]
   arbor export --db FILE (--job ID | --last) --otlp-endpoint URL [--header NAME=VALUE ...]
   arbor changes JOB|last [--agent ID] [--subtree] [--diff] [--db FILE]
   arbor serve [DIR] [--port N] [--warm-pool N] [--db FILE]

@@ -6,6 +6,7 @@ import { knownSecrets } from '../../core/settings/known-secrets'
 import { createRedactor } from '../../core/secrets/redact'
 import { openDatabase, type SqliteDatabase } from '../../core/store/database'
 import { exportJob, jsonlFormat } from '../../core/store/export'
+import { jsonlWithContentsFormat } from '../../core/store/export-contents'
 import { endInterruptedJobs } from '../../core/store/interrupted'
 import { otlpFormat } from '../../core/otlp/otlp-json'
 import { newOwnerIdentity } from '../../core/store/owner'
@@ -23,6 +24,8 @@ export async function runExport(values: CliValues): Promise<number> {
   if (!push && !values.out) throw new UsageError('export needs --out FILE (or --otlp-endpoint URL)')
   const format = values.format ?? 'jsonl'
   if (format !== 'jsonl' && format !== 'otlp') throw new UsageError(`unknown format "${format}" (jsonl or otlp)`)
+  if (values['with-file-contents'] && (push || format !== 'jsonl'))
+    throw new UsageError('--with-file-contents goes with a JSONL export (--out FILE)')
   const dbFile = path.resolve(values.db)
   // The keys the engine on this database knows (keys.json beside it, the provider variables) never leave in an export.
   const secrets = knownSecrets({ keys: new FileKeyStore(path.join(path.dirname(dbFile), 'keys.json')), env: process.env })
@@ -36,7 +39,10 @@ export async function runExport(values: CliValues): Promise<number> {
     if (!jobId) throw new Error('the database holds no jobs')
     if (push) return await pushToCollector(db, jobId, push, secrets)
     const out = path.resolve(values.out!)
-    const count = await exportJob(db, jobId, out, format === 'otlp' ? otlpFormat() : jsonlFormat(), { redactor: createRedactor(secrets) })
+    const redactor = createRedactor(secrets)
+    const chosen =
+      format === 'otlp' ? otlpFormat() : values['with-file-contents'] ? jsonlWithContentsFormat(db, redactor.secrets) : jsonlFormat()
+    const count = await exportJob(db, jobId, out, chosen, { redactor })
     console.log(`exported job ${jobId}: ${count} ${format === 'otlp' ? 'spans (OTLP JSON)' : 'lines'} to ${out}`)
     return 0
   } finally {

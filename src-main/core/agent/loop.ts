@@ -7,6 +7,7 @@ import { backgroundResultsContent } from '../trace/background-results'
 import { compactHistory, compactionTarget, estimateTokens, needsCompaction, type CompactionReason } from './compaction'
 import { checkExploreResult, failMessage } from './explore-contract'
 import { defaultStopConditions, type RunProgress, type StopCondition } from './stop-conditions'
+import { ChangeTracker } from './changes/change-tracker'
 import { fileChangeEvent } from './changes/file-change'
 import type { AgentLink, Clock } from './supervisor-link'
 import { attemptCompletionName, backgroundStillRunning } from './tools/attempt-completion'
@@ -49,6 +50,8 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentOutcome> 
   const { init, provider, link, clock, signal } = options
   const profile = init.profile
   const toolset = new Toolset(options.tools, profile.tools, { task: init.spawnable_profiles })
+  /** What this agent's commands change in the project (`bash`); write_file and edit_file say it themselves. */
+  const changes = new ChangeTracker(init.project_dir)
   const stopConditions = options.stopConditions ?? defaultStopConditions
   const progress: RunProgress = { steps: 0, tokens: 0 }
   const tools = toolset.definitions()
@@ -131,9 +134,11 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentOutcome> 
           sandbox: init.sandbox,
           trackProcess: (pgid, running) => link.trackProcess(pgid, running),
           recordChange: (change) => {
+            if (call.name !== 'bash') changes.noteWrite(change)
             const { data, contents } = fileChangeEvent(change, call.id, call.name)
             link.event('file.change', data, contents)
           },
+          changes,
         })
         if (result.unexpected !== undefined) link.event('error', { message: result.unexpected, call_id: call.id })
         const { call_id, name, ok, output, truncated } = result

@@ -5,9 +5,11 @@ import { readLinesSync } from './read-lines'
 import type { PriceTable } from '../providers/pricing'
 import type { Redactor } from '../secrets/redact'
 import type { TraceEvent } from '../trace/events'
+import type { FileContentLine } from '../trace/file-content-line'
 import { emptyUsage } from '../trace/usage'
 import type { SqliteDatabase } from '../store/database'
 import { StoreError, TraceParseError } from '../store/errors'
+import { fileContentHash, putFileContent } from '../store/file-contents'
 import { TraceReader, type TraceHeader } from '../store/import'
 import { BatchProjector } from '../store/projector'
 import { jobColumns, jobToRow, type JobRow } from '../store/rows'
@@ -35,7 +37,11 @@ export interface ImportOptions {
 const projectEvery = 2000
 
 /** Where a trace's header and events come from: called once, inside the import's transaction. */
-type TraceSource = (onHeader: (header: TraceHeader) => void, onEvent: (event: TraceEvent, line: number) => void) => void
+type TraceSource = (
+  onHeader: (header: TraceHeader) => void,
+  onEvent: (event: TraceEvent, line: number) => void,
+  onContent: (content: FileContentLine, line: number, bytes: Buffer) => void,
+) => void
 
 /**
  * Imports a trace JSONL file, or a Claude Code session (detect.ts tells them apart by the first
@@ -67,10 +73,17 @@ export function importTraceFile(db: SqliteDatabase, file: string, options: Impor
   // A trace exported elsewhere (or before a key was saved here) is stored, shown and exported
   // again as this machine's own traces are: without the keys this engine knows.
   const redact = <T>(value: T): T => (options.redactor ? options.redactor.redactDeep(value) : value)
-  return storeTrace(db, file, (onHeader, onEvent) => {
+  const secrets = (options.redactor?.secrets ?? []).map((secret) => Buffer.from(secret))
+  return storeTrace(db, file, (onHeader, onEvent, onContent) => {
     const reader = new TraceReader(
       (event, line) => onEvent(redact(event), line),
       (header) => onHeader(redact(header)),
+      // File contents are bytes named by their hash: one holding a known key is not stored, not rewritten.
+      (content, line) => {
+        if (content.base64 === undefined) return
+        const bytes = Buffer.from(content.base64, 'base64')
+        if (!secrets.some((secret) => bytes.includes(secret))) onContent({ ...content, base64: undefined }, line, bytes)
+      },
     )
     readLinesSync(file, (line) => reader.push(line))
     reader.finishComplete()
@@ -106,6 +119,12 @@ function storeTrace(db: SqliteDatabase, file: string, source: TraceSource): Impo
         )
         projector.apply({ ...event, seq: Number(info.lastInsertRowid) })
         if (++stored % projectEvery === 0) flushProjection(projector)
+      },
+      (content, line, bytes) => {
+        if (existing) return
+        if (bytes.byteLength !== content.size || fileContentHash(bytes) !== content.hash)
+          throw new TraceParseError(line, `file.content ${content.hash}: its bytes do not match its size and SHA-256`)
+        putFileContent(db, bytes)
       },
     )
     flushProjection(projector)

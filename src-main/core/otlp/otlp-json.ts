@@ -39,6 +39,15 @@ export function otlpJsonSpan(span: SpanRecord): Record<string, unknown> {
     startTimeUnixNano: String(span.startNs),
     endTimeUnixNano: String(span.endNs),
     attributes: otlpJsonAttributes(span.attributes),
+    ...(span.events?.length
+      ? {
+          events: span.events.map((event) => ({
+            timeUnixNano: String(event.timeNs),
+            name: event.name,
+            attributes: otlpJsonAttributes(event.attributes),
+          })),
+        }
+      : {}),
     status: span.status,
   }
 }

@@ -23,7 +23,11 @@ export function readableSpan(span: SpanRecord, resource: Resource): ReadableSpan
     status: span.status,
     attributes: otelAttributes(span.attributes),
     links: [],
-    events: [],
+    events: (span.events ?? []).map((event) => ({
+      name: event.name,
+      time: hrTime(event.timeNs),
+      attributes: otelAttributes(event.attributes),
+    })),
     ended: true,
     resource,
     instrumentationScope,

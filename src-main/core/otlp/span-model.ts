@@ -45,6 +45,14 @@ export interface SpanRecord {
   endNs: bigint
   attributes: Attributes
   status: { code: (typeof statusCode)[keyof typeof statusCode]; message?: string }
+  /** Span events, when it has any: each file a tool call changed (`arbor.file.change`). */
+  events?: SpanEvent[]
+}
+
+export interface SpanEvent {
+  name: string
+  timeNs: bigint
+  attributes: Attributes
 }
 
 export const instrumentationScope = { name: 'arbor', version: '1' } as const
@@ -246,6 +254,28 @@ export class JobSpans {
           'arbor.tool.truncated': truncated,
         })
       }
+      case 'file.change': {
+        // On the span of the tool call that made it (docs/otlp.md); contents never go to a collector.
+        const { data } = event
+        const span = data.by_tool_call ? this.open.get(`tool/${agentId}/${data.by_tool_call}`) : undefined
+        if (!span) return []
+        const change: SpanEvent = {
+          name: 'arbor.file.change',
+          timeNs: ns,
+          attributes: defined({
+            'arbor.file.path': data.path,
+            'arbor.file.change.kind': data.kind,
+            'arbor.file.from_path': data.from_path,
+            'arbor.file.bytes_before': int(data.bytes_before),
+            'arbor.file.bytes_after': int(data.bytes_after),
+            'arbor.file.hash_before': data.hash_before ?? undefined,
+            'arbor.file.hash_after': data.hash_after ?? undefined,
+            'arbor.file.content_stored': data.content_stored,
+          }),
+        }
+        span.events = [...(span.events ?? []), change]
+        return []
+      }
       case 'subagent.request':
       case 'subagent.held':
       case 'subagent.queued':
@@ -394,6 +424,7 @@ function finish(span: OpenSpan, traceId: string, endNs: bigint, status: SpanReco
     endNs: endNs < span.startNs ? span.startNs : endNs,
     attributes: { ...span.attributes, ...extra },
     status,
+    ...(span.events?.length ? { events: span.events } : {}),
   }
 }
 

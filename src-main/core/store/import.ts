@@ -2,6 +2,7 @@ import { createReadStream } from 'node:fs'
 import { createInterface } from 'node:readline'
 import { z } from 'zod'
 import { traceEventSchema, traceHeaderSchema, type TerminalReason, type TraceEvent } from '../trace/events'
+import { fileContentLineSchema, type FileContentLine } from '../trace/file-content-line'
 import type { AgentNode, Job, JobSettings } from '../trace/model'
 import { reduceAgents, reduceJob } from '../trace/projection'
 import { emptyUsage } from '../trace/usage'
@@ -89,6 +90,8 @@ export class TraceReader {
   constructor(
     private readonly onEvent: (event: TraceEvent, line: number) => void,
     private readonly onHeader?: (header: TraceHeader, line: number) => void,
+    /** A `file.content` line (an export with file contents); without this, such lines are checked and skipped. */
+    private readonly onContent?: (content: FileContentLine, line: number) => void,
   ) {}
 
   get line(): number {
@@ -110,6 +113,7 @@ export class TraceReader {
     } catch (error) {
       this.fail(`not valid JSON${jsonErrorPlace((error as Error).message)}`)
     }
+    if (this.header && (value as { type?: unknown } | null)?.type === 'file.content') return this.pushContent(value)
     if (this.header) return this.pushEvent(value, this.header)
     this.header = this.parseHeader(value)
     this.onHeader?.(this.header, this.lineNumber)
@@ -155,6 +159,12 @@ export class TraceReader {
     this.lastSeq = event.seq
     if (event.type === 'job.end') this.sawJobEnd = true
     this.onEvent(event, this.lineNumber)
+  }
+
+  private pushContent(value: unknown): void {
+    const parsed = fileContentLineSchema.safeParse(value)
+    if (!parsed.success) this.fail(`invalid file.content: ${describeIssues(parsed.error)}`)
+    this.onContent?.(parsed.data, this.lineNumber)
   }
 
   private fail(detail: string): never {

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { traceEventSchema, traceHeaderSchema } from './events'
+import { fileContentLineSchema } from './file-content-line'
 
 /**
  * docs/trace.schema.json, generated from the zod schemas every reader parses with, so the
@@ -8,7 +9,7 @@ import { traceEventSchema, traceHeaderSchema } from './events'
  * objects stay open to keys a later version adds.
  */
 export function traceJsonSchema(): Record<string, unknown> {
-  const line = z.union([traceHeaderSchema, traceEventSchema])
+  const line = z.union([traceHeaderSchema, traceEventSchema, fileContentLineSchema])
   const generated = z.toJSONSchema(line, { target: 'draft-2020-12', io: 'input' })
   const { $schema, ...rest } = generated
   return {
@@ -16,7 +17,7 @@ export function traceJsonSchema(): Record<string, unknown> {
     $id: 'urn:arbor:trace:1',
     title: 'Arbor trace JSONL, version 1: one line',
     description:
-      'Each line of an Arbor trace file is one JSON value: line 1 is the header, every other line an event. See docs/trace-format.md. Generated from src-main/core/trace by `npm run trace-schema`; do not edit.',
+      'Each line of an Arbor trace file is one JSON value: line 1 is the header, every other line an event (or, in an export with file contents, a `file.content` line). See docs/trace-format.md. Generated from src-main/core/trace by `npm run trace-schema`; do not edit.',
     ...rest,
   }
 }

@@ -22,8 +22,8 @@ export async function runBash(
   const approval = await approve(args.command, context)
   const timeoutMs = Math.min(args.timeout_ms ?? defaultBashTimeoutMs, maxBashTimeoutMs)
   let result: CommandResult
-  try {
-    result = await runCommand({
+  const run = (): Promise<CommandResult> =>
+    runCommand({
       command: args.command,
       cwd: context.projectDir,
       timeoutMs,
@@ -33,6 +33,10 @@ export async function runBash(
       sandbox,
       onProcessGroup: context.trackProcess,
     })
+  try {
+    // The files it changed are found by comparing the project before and after (agent/changes).
+    const { changes, recordChange } = context
+    result = changes && recordChange ? await changes.around(run, recordChange) : await run()
   } catch (error) {
     if (!existsSync(context.projectDir))
       throw new ToolError(`the command could not start: the project folder ${context.projectDir} does not exist`)

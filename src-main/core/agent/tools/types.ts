@@ -2,6 +2,7 @@ import type { z } from 'zod'
 import type { SandboxPolicy, TaskRequest, ToAgent } from '../../protocol/messages'
 import type { Envelope } from '../../trace/events'
 import { ArborError } from '../../errors'
+import type { ChangeTracker } from '../changes/change-tracker'
 import type { FileChange } from '../changes/file-change'
 
 /** The supervisor's answer to a spawn request: the child's envelope, or why it did not run. */
@@ -78,6 +79,8 @@ export interface ToolContext {
   trackProcess?(pgid: number, running: boolean): void
   /** Records a change this call made to a project file (a `file.change` event with its contents). */
   recordChange?(change: FileChange): void
+  /** Finds the files a command changed (`bash`), one command at a time per agent. */
+  changes?: ChangeTracker
 }
 
 /**
