@@ -1,7 +1,8 @@
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { complete, createTestRig, taskCall, type TestRig } from '../supervisor/testing'
+import { defaultSettings } from '../trace/model'
 
 let rig: TestRig | undefined
 afterEach(async () => {
@@ -11,6 +12,7 @@ afterEach(async () => {
 
 const write = (path: string, content: string) => ({ name: 'write_file', arguments: { path, content } })
 const edit = (path: string, from: string, to: string) => ({ name: 'edit_file', arguments: { path, old_string: from, new_string: to } })
+const bash = (command: string) => ({ tool_calls: [{ name: 'bash', arguments: { command } }] })
 
 /**
  * The Changes API on a job of real agent processes (scripted model) changing real files: each
@@ -18,13 +20,19 @@ const edit = (path: string, from: string, to: string) => ({ name: 'edit_file', a
  * later agent's change stands in the way of is refused, naming that agent.
  */
 describe('changes and revert through the API, with real agents', () => {
-  it("shows each child only its own files and diffs, reverts one child's work alone, and names the later agent in the way", async () => {
+  it("shows each child only its own files and diffs (edit_file and bash: sed -i, mv, rm, a new file), reverts one child's work alone, and names the later agent in the way", async () => {
     rig = createTestRig()
     const { engine, project } = rig
-    const jobId = rig.start({
+    writeFileSync(join(project, 'notes.txt'), 'moving\n')
+    writeFileSync(join(project, 'gone.txt'), 'going\n')
+    const readme = readFileSync(join(project, 'README.md'), 'utf8')
+    const script = {
       root: [
-        // Two children at once, on files of their own; then a third that edits the first one's file again.
-        { tool_calls: [taskCall('Editor', 'worker'), taskCall('Writer', 'worker')] },
+        // One child after the other: a bash command's changes are found by comparing the project
+        // before and after it, so a write of another agent during the command would be counted too.
+        // Then a third edits the first one's file again.
+        { tool_calls: [taskCall('Editor', 'worker')] },
+        { tool_calls: [taskCall('Basher', 'worker')] },
         { tool_calls: [taskCall('Fixer', 'worker')] },
         complete('done'),
       ],
@@ -34,13 +42,22 @@ describe('changes and revert through the API, with real agents', () => {
           { tool_calls: [write('src/editor.ts', 'export const e = 1\n')] },
           complete('edited'),
         ],
-        Writer: [
-          { tool_calls: [write('README.md', '# Rewritten\n')] },
-          { tool_calls: [write('notes/writer.md', 'mine\n')] },
-          complete('written'),
+        Basher: [
+          bash("sed -i 's/Fixture project/Sed project/' README.md"),
+          bash('mkdir -p docs && mv notes.txt docs/notes.md'),
+          bash('rm gone.txt'),
+          bash('echo fresh > fresh.txt'),
+          complete('bashed'),
         ],
         Fixer: [{ tool_calls: [edit('src/editor.ts', '1', '2')] }, complete('fixed')],
       },
+    }
+    // The Basher's commands are risky: the job approves its subagents' commands.
+    const jobId = engine.supervisor.startJob({
+      project,
+      task: 'test job',
+      settings: defaultSettings({ script }),
+      subagentApprovals: 'approve',
     })
     await engine.waitForJob(jobId)
     const { agents } = await engine.handlers.getTree({ job_id: jobId })
@@ -57,14 +74,28 @@ describe('changes and revert through the API, with real agents', () => {
       ['index.js', 'modified', 1, 1],
       ['src/editor.ts', 'created', 1, 0],
     ])
-    expect(await files('Writer')).toEqual([
-      ['notes/writer.md', 'created', 1, 0],
-      ['README.md', 'modified', 1, 3],
+    expect(await files('Basher')).toEqual([
+      ['docs/notes.md', 'renamed', 0, 0],
+      ['fresh.txt', 'created', 1, 0],
+      ['gone.txt', 'deleted', 0, 1],
+      ['README.md', 'modified', 1, 1],
     ])
     expect(await files('Fixer')).toEqual([['src/editor.ts', 'modified', 1, 1]])
     const whole = await engine.handlers.getChanges({ job_id: jobId, agent_id: id('root'), subtree: true })
-    expect(whole.files.map((file) => file.path)).toEqual(['index.js', 'notes/writer.md', 'README.md', 'src/editor.ts'])
-    expect(whole.by_agent).toEqual({ [id('Editor')]: 2, [id('Writer')]: 2, [id('Fixer')]: 1 })
+    expect(whole.files.map((file) => file.path)).toEqual([
+      'docs/notes.md',
+      'fresh.txt',
+      'gone.txt',
+      'index.js',
+      'README.md',
+      'src/editor.ts',
+    ])
+    expect(whole.by_agent).toEqual({ [id('Editor')]: 2, [id('Basher')]: 4, [id('Fixer')]: 1 })
+    const sed = await engine.handlers.getFileDiff({ job_id: jobId, agent_id: id('Basher'), path: 'README.md' })
+    expect(sed.hunks[0]!.lines.filter((line) => line.kind !== 'context').map((line) => line.text)).toEqual([
+      '# Fixture project',
+      '# Sed project',
+    ])
 
     // The Editor's diff of index.js, its hunk linked to the edit_file call that made it.
     const diff = await engine.handlers.getFileDiff({ job_id: jobId, agent_id: id('Editor'), path: 'index.js' })
@@ -88,17 +119,20 @@ describe('changes and revert through the API, with real agents', () => {
     })
     expect(readFileSync(join(project, 'index.js'), 'utf8')).toBe('export const answer = 43\n')
 
-    // The Writer's revert puts its files back and leaves the Editor's and the Fixer's work.
-    const reverted = await engine.handlers.revertChanges({ agent_id: id('Writer') })
-    expect(reverted.reverted && [...reverted.files].sort()).toEqual(['README.md', 'notes/writer.md'])
-    expect(readFileSync(join(project, 'README.md'), 'utf8')).toBe('# Fixture project\n\nA small project for supervisor tests.\n')
-    expect(existsSync(join(project, 'notes/writer.md'))).toBe(false)
+    // The Basher's revert puts its files back (the rename undone, the deleted file back, the new one gone) and leaves the Editor's and the Fixer's work.
+    const reverted = await engine.handlers.revertChanges({ agent_id: id('Basher') })
+    expect(reverted.reverted && [...reverted.files].sort()).toEqual(['README.md', 'fresh.txt', 'gone.txt', 'notes.txt'])
+    expect(readFileSync(join(project, 'README.md'), 'utf8')).toBe(readme)
+    expect(readFileSync(join(project, 'notes.txt'), 'utf8')).toBe('moving\n')
+    expect(readFileSync(join(project, 'gone.txt'), 'utf8')).toBe('going\n')
+    expect([existsSync(join(project, 'docs/notes.md')), existsSync(join(project, 'fresh.txt'))]).toEqual([false, false])
     expect(readFileSync(join(project, 'src/editor.ts'), 'utf8')).toBe('export const e = 2\n')
-    expect(await files('Writer')).toEqual([])
+    expect(readFileSync(join(project, 'index.js'), 'utf8')).toBe('export const answer = 43\n')
+    expect(await files('Basher')).toEqual([])
     expect(await files('Editor')).toHaveLength(2)
 
     // Bad input is a clear error, not an internal one.
-    await expect(engine.handlers.getFileDiff({ job_id: jobId, agent_id: id('Writer'), path: 'index.js' })).rejects.toThrow(/not found/)
+    await expect(engine.handlers.getFileDiff({ job_id: jobId, agent_id: id('Basher'), path: 'index.js' })).rejects.toThrow(/not found/)
     await expect(engine.handlers.getChanges({ job_id: jobId, agent_id: 'agent-of-no-job' })).rejects.toThrow(/not found/)
   }, 60_000)
 })
