@@ -79,8 +79,10 @@ export const apiContract = {
       limit: z.number().int().min(1).max(5000).optional(),
     })
     .strict(),
-  /** The files an agent (`subtree`: and its descendants) or, without an agent, the whole job changed, with +/− counts (trace/change-views.ts). */
-  getChanges: z.object({ job_id: id, agent_id: id.optional(), subtree: z.boolean().optional() }).strict(),
+  /** The files an agent (`subtree`: and its descendants) or, without an agent, the whole job changed, with +/− counts (trace/change-views.ts); `counts_only`: none listed, only `total` and `by_agent`. */
+  getChanges: z
+    .object({ job_id: id, agent_id: id.optional(), subtree: z.boolean().optional(), counts_only: z.boolean().optional() })
+    .strict(),
   /** One file's diff over the same scope as getChanges; `path` as getChanges named it. */
   getFileDiff: z
     .object({ job_id: id, agent_id: id.optional(), subtree: z.boolean().optional(), path: z.string().min(1).max(4096) })

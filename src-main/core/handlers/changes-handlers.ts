@@ -18,11 +18,11 @@ export function changesHandlers(context: EngineContext): ChangesHandlers {
     if (getAgent(db, agentId)?.job_id !== jobId) throw notFound(`agent ${agentId} of job ${jobId}`)
   }
   return {
-    getChanges: async (scope) => {
+    getChanges: async ({ counts_only, ...scope }) => {
       requireJob(context, scope.job_id)
       requireAgentOf(scope.job_id, scope.agent_id)
       writer.flush()
-      return getChanges(db, scope)
+      return getChanges(db, scope, counts_only ?? false)
     },
     getFileDiff: async ({ path, ...scope }) => {
       requireJob(context, scope.job_id)

@@ -27,6 +27,12 @@ describe('changes of a scope', () => {
     expect(paths({ agent_id: agentIds.a, subtree: true })).toEqual(['src/a.ts', 'src/deep.ts'])
     expect(paths({})).toEqual(['notes.md', 'src/a.ts', 'src/deep.ts'])
     expect(getChanges(db, { job_id: 'job-1' }).by_agent).toEqual({ [agentIds.a]: 1, [agentIds.b]: 1, [agentIds.a1]: 1 })
+    expect(getChanges(db, { job_id: 'job-1' }, true)).toEqual({
+      files: [],
+      total: 3,
+      more: 0,
+      by_agent: { [agentIds.a]: 1, [agentIds.b]: 1, [agentIds.a1]: 1 },
+    })
   })
 
   it('nets several changes of one file into its first before against its last after, with +/− lines and every author', () => {

@@ -201,13 +201,18 @@ export function changedFileCounts(db: SqliteDatabase, jobId: string): Record<str
   return counts
 }
 
-/** A scope's changed files, by path, with their +/− counts (unchanged ones left out). */
-export function getChanges(db: SqliteDatabase, scope: ChangeScope): ChangesView {
+/**
+ * A scope's changed files, by path, with their +/− counts (unchanged ones left out). With
+ * `countsOnly` no file is listed (nor any content read): the badges' refresh on every change.
+ */
+export function getChanges(db: SqliteDatabase, scope: ChangeScope, countsOnly = false): ChangesView {
   const { folds, labels } = load(db, scope)
   const changed = folds.filter((fold) => netKind(fold) !== 'unchanged').sort((a, b) => a.path.localeCompare(b.path))
+  const listed = countsOnly ? [] : changed.slice(0, maxChangedFiles)
   return {
-    files: changed.slice(0, maxChangedFiles).map((fold) => describe(db, fold, labels).file),
-    more: Math.max(0, changed.length - maxChangedFiles),
+    files: listed.map((fold) => describe(db, fold, labels).file),
+    total: changed.length,
+    more: countsOnly ? 0 : changed.length - listed.length,
     by_agent: changedFileCounts(db, scope.job_id),
   }
 }

@@ -49,7 +49,10 @@ export interface ChangedFile {
 }
 
 export interface ChangesView {
+  /** Empty when only the counts were asked for (`counts_only`). */
   files: ChangedFile[]
+  /** How many files the scope changed (listed or not). */
+  total: number
   /** Files left out past the answer's cap. */
   more: number
   /** Changed files (net, not unchanged) per agent of the whole job, its own changes only: the nodes' badges. */

@@ -22,10 +22,9 @@ export const createChangesSlice: SliceCreator<ChangesSlice> = (set, get) => {
       try {
         do {
           again = false
-          const { by_agent, files, more } = await api().getChanges({ job_id: jobId })
+          const { by_agent, total } = await api().getChanges({ job_id: jobId, counts_only: true })
           if (get().changeCounts.jobId !== jobId) return
-          const jobFiles = files.length + more
-          set((state) => ({ changeCounts: { jobId, byAgent: by_agent, jobFiles, revision: state.changeCounts.revision + 1 } }))
+          set((state) => ({ changeCounts: { jobId, byAgent: by_agent, jobFiles: total, revision: state.changeCounts.revision + 1 } }))
         } while (again)
       } catch {
         // An imported job of an older Arbor, a lost connection: no badges; the next change tries again.
