@@ -41,6 +41,9 @@ export const options = {
   header: { type: 'string', multiple: true },
   port: { type: 'string' },
   'warm-pool': { type: 'string' },
+  agent: { type: 'string' },
+  subtree: { type: 'boolean' },
+  diff: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const
 

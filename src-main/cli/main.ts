@@ -41,6 +41,8 @@ async function main(argv: string[]): Promise<number> {
       return (await import('./commands/resume')).runResume(values)
     case 'export':
       return (await import('./commands/export')).runExport(values)
+    case 'changes':
+      return (await import('./commands/changes')).runChanges(positionals[0], values)
     case 'serve':
       return (await import('./commands/serve')).runServe(positionals[0], values)
     default:

@@ -16,6 +16,7 @@ export const usage = `Usage:
   arbor resume [--db FILE] (--job ID | --last) [--warm-pool N] [--export FILE.jsonl] [--json]
   arbor export --db FILE (--job ID | --last) --out FILE [--format jsonl|otlp] [--with-file-contents]
   arbor export --db FILE (--job ID | --last) --otlp-endpoint URL [--header NAME=VALUE ...]
+  arbor changes JOB|last [--agent ID] [--subtree] [--diff] [--db FILE]
   arbor serve [DIR] [--port N] [--warm-pool N] [--db FILE]
   arbor import FILE.jsonl [--db FILE]
   arbor open FILE.jsonl [--port N] [--db FILE]
@@ -63,5 +64,10 @@ A full URL is used as given; a base URL without a path gets /v1/traces. --header
 adds a request header, e.g. --header "Authorization=Basic …"; header values are never printed.
 A collector that cannot be reached, refuses (4xx/5xx) or does not answer in 10 s: exit 1.
 Traces are also sent after every job when Settings ▸ Trace export is on (docs/otlp.md).
+
+changes lists the files a job changed (A created, M modified, D deleted, R renamed) with the lines
+added and removed and the agents that changed them; --agent ID (an id, a label, or a unique
+start of an id) only that agent's own changes, with --subtree its descendants' too; --diff each file's
+unified diff, every hunk naming its tool call. Binary files and versions over 1 MiB are named, not diffed.
 
 Data is stored in $ARBOR_DATA_DIR/arbor.db (default ~/.local/share/arbor/arbor.db) unless --db is given.`

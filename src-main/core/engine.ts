@@ -11,6 +11,7 @@ import { withRedactedErrors } from './handlers/redacted-errors'
 import { settingsHandlers } from './handlers/settings-handlers'
 import { traceExportHandlers } from './handlers/trace-export-handlers'
 import { timelineHandlers } from './handlers/timeline-handlers'
+import { changesHandlers } from './handlers/changes-handlers'
 import { AutoExport } from './otlp/auto-export'
 import type { Environment } from './providers/connection'
 import { FileKeyStore, type KeyStore } from './settings/key-store'
@@ -171,6 +172,7 @@ export function createEngine(options: EngineOptions): Engine {
       ...projectHandlers(context),
       ...jobHandlers(context),
       ...timelineHandlers(context),
+      ...changesHandlers(context),
       ...settingsHandlers(context),
       ...traceExportHandlers(context, autoExport),
     },

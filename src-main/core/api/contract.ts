@@ -2,6 +2,7 @@ import { z } from 'zod'
 import type { ModelPrice } from '../providers/pricing'
 import type { TraceEvent } from '../trace/events'
 import type { Timeline } from '../trace/timeline'
+import type { ChangesView, FileDiff, RevertResult } from '../trace/change-views'
 import type { AgentNode, Job } from '../trace/model'
 import { keyedProviderIds, newJobSchema, type KeyedProviderId, type NewJob } from './job-form'
 import { isTracesEndpoint } from './otlp-endpoint'
@@ -78,6 +79,16 @@ export const apiContract = {
       limit: z.number().int().min(1).max(5000).optional(),
     })
     .strict(),
+  /** The files an agent (`subtree`: and its descendants) or, without an agent, the whole job changed, with +/− counts (trace/change-views.ts); `counts_only`: none listed, only `total` and `by_agent`. */
+  getChanges: z
+    .object({ job_id: id, agent_id: id.optional(), subtree: z.boolean().optional(), counts_only: z.boolean().optional() })
+    .strict(),
+  /** One file's diff over the same scope as getChanges; `path` as getChanges named it. */
+  getFileDiff: z
+    .object({ job_id: id, agent_id: id.optional(), subtree: z.boolean().optional(), path: z.string().min(1).max(4096) })
+    .strict(),
+  /** Puts back what an ended agent (`subtree`: and its descendants) changed; refused, saying why, when a later change is in the way. */
+  revertChanges: z.object({ agent_id: id, subtree: z.boolean().optional() }).strict(),
   setSpawnPaused: z.object({ job_id: id.nullable(), paused: z.boolean() }).strict(),
   killAgent: z.object({ agent_id: id }).strict(),
   /**
@@ -412,6 +423,9 @@ export interface ApiOutputs {
   getEvents: { events: TraceEvent[] }
   getTimeline: { timeline: Timeline }
   getReplayEvents: { events: TraceEvent[] }
+  getChanges: ChangesView
+  getFileDiff: FileDiff
+  revertChanges: RevertResult
   setSpawnPaused: { paused: boolean }
   killAgent: { killed: string[] }
   /**

@@ -105,6 +105,9 @@ function validRequests(ids: { project: string; jobId: string; agentId: string })
     getEvents: [{ agent_id: agentId, after_seq: 0, limit: 10 }],
     getTimeline: [{ job_id: jobId }],
     getReplayEvents: [{ job_id: jobId, after_seq: 0, limit: 10 }],
+    getChanges: [{ job_id: jobId }, { job_id: jobId, agent_id: agentId, subtree: true }, { job_id: jobId, counts_only: true }],
+    getFileDiff: [{ job_id: jobId, agent_id: agentId, path: 'src/a.ts' }],
+    revertChanges: [{ agent_id: agentId }, { agent_id: agentId, subtree: true }],
     setSpawnPaused: [
       { job_id: jobId, paused: true },
       { job_id: null, paused: false },

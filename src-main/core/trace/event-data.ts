@@ -357,11 +357,12 @@ export const eventDataSchemas = {
       'edit_spawn',
       'resume_job',
       'set_budget',
+      'revert_changes',
     ]),
     target: z.string().meta({ description: 'an agent id, a job id, or `all`' }),
     value: z.unknown().meta({
       description:
-        'the new value: true/false for pause; for auto_approve the subagent approval mode: true (approve), false (deny) or "ask"; for edit_spawn the prompt the held or queued child will start with; for resume_job (an interrupted job resumed, target the job) true; for allow_spawn the limit the child starts past; for set_budget the caps ({tokens, cost_usd}, null: none) of the job (target a job id) or of the branch under an agent',
+        'the new value: true/false for pause; for auto_approve the subagent approval mode: true (approve), false (deny) or "ask"; for edit_spawn the prompt the held or queued child will start with; for resume_job (an interrupted job resumed, target the job) true; for allow_spawn the limit the child starts past; for set_budget the caps ({tokens, cost_usd}, null: none) of the job (target a job id) or of the branch under an agent; for revert_changes {subtree, files}: the agent\'s (or its subtree\'s) changes the user reverted, and the paths put back',
     }),
     previous: z.union([z.string(), budgetCaps.nullable()]).optional().meta({
       description: 'edit_spawn: the prompt the child had before the edit; set_budget: the caps before (null: the branch had none)',

@@ -8,6 +8,7 @@ import { formatCost, formatTokens } from '../util/format'
 import { BudgetMeter } from './BudgetMeter'
 import { RaiseBudget } from '../budget/RaiseBudget'
 import { ExportMenu } from './ExportMenu'
+import { JobChangesButton } from '../changes/JobChanges'
 import { budgetShare, stopReasonOf, warningShare } from './job-signals'
 
 function selectToolbar(state: ArborState) {
@@ -161,6 +162,7 @@ export function JobToolbar() {
             )}
           </>
         )}
+        <JobChangesButton jobId={job.id} />
         <ExportMenu jobId={job.id} />
       </div>
     </div>

@@ -35,6 +35,8 @@ function selectNodeView(state: ArborState, id: string) {
     replaying: state.replay !== null,
     // An imported job, or a replay, is read-only: no kill or cancel on its nodes.
     readOnly: state.replay !== null || (state.tree.jobId !== null && state.jobs[state.tree.jobId]?.imported === true),
+    // Files its own changes left changed (the Changes tab's count).
+    changedFiles: state.changeCounts.jobId === tree.jobId ? (state.changeCounts.byAgent[id] ?? 0) : 0,
   }
 }
 
@@ -173,6 +175,16 @@ function AgentCard({ id }: { id: string }) {
           <span className="stall-tag" title="No event for 60 s">
             STALLED
           </span>
+        )}
+        {view.changedFiles > 0 && (
+          <button
+            className="changes-badge nodrag"
+            data-testid="node-changes-badge"
+            title={`Changed ${view.changedFiles} ${view.changedFiles === 1 ? 'file' : 'files'}: show its changes`}
+            onClick={stopAnd(() => useArbor.getState().showChanges(agent.id))}
+          >
+            ±{view.changedFiles}
+          </button>
         )}
         {/* A held spawn's Cancel and Edit prompt… are in its menu (⋯): the ghost's label keeps the room. */}
         {view.wrappingUp && agent.ended_at === null && (

@@ -12,7 +12,7 @@ import {
   useReactFlow,
   useStore,
 } from '@xyflow/react'
-import { useCallback, useLayoutEffect, useMemo, useRef, useState, type MouseEvent as ReactMouseEvent } from 'react'
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type MouseEvent as ReactMouseEvent } from 'react'
 import { useArbor, type ArborState } from '../store'
 import { graphTree } from '../store/replay-slice'
 import { emptyTree } from '../store/tree-state'
@@ -27,6 +27,8 @@ import { FitOnRequest } from './FitOnRequest'
 import { NodeMenu } from './NodeMenu'
 import { PromptEditDialog } from './PromptEditDialog'
 import { BranchBudgetDialog } from './BranchBudgetDialog'
+import { RevertDialog } from '../changes/RevertDialog'
+import { JobChangesDrawer } from '../changes/JobChanges'
 import {
   boundsOf,
   buildEdges,
@@ -191,6 +193,11 @@ const selectTreeError = (state: ArborState) => state.tree.error
 export function GraphView() {
   const graphState = useArbor(selectGraphState)
   const error = useArbor(selectTreeError)
+  // The nodes' changed-file badges: fetched for the shown job, then again as its files change.
+  const jobId = useArbor((state) => state.tree.jobId)
+  useEffect(() => {
+    if (jobId) void useArbor.getState().loadChangeCounts(jobId)
+  }, [jobId])
   return (
     <div className="graph" data-testid="graph">
       {graphState === 'none' && <div className="graph__empty">Select a job, or run the demo to watch a tree grow.</div>}
@@ -204,6 +211,8 @@ export function GraphView() {
       <NodeMenu />
       <PromptEditDialog />
       <BranchBudgetDialog />
+      <RevertDialog />
+      <JobChangesDrawer />
     </div>
   )
 }

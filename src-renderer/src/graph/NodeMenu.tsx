@@ -14,9 +14,21 @@ function selectMenu(state: ArborState) {
     status: agent?.status,
     heldByLimit: anchor ? state.tree.held[anchor.agentId] !== undefined : false,
     unresponsive: anchor ? state.tree.unresponsive[anchor.agentId] !== undefined : false,
+    changedFiles: anchor ? subtreeChanged(state, anchor.agentId) : false,
     // An imported job, or a replay, is read-only: its nodes can only be inspected.
     readOnly: state.replay !== null || (state.tree.jobId !== null && state.jobs[state.tree.jobId]?.imported === true),
   }
+}
+
+/** Whether the agent or one under it changed a file (the badges' counts). */
+function subtreeChanged(state: ArborState, agentId: string): boolean {
+  const counts = state.changeCounts.jobId === state.tree.jobId ? state.changeCounts.byAgent : {}
+  const pending = [agentId]
+  for (let id = pending.pop(); id !== undefined; id = pending.pop()) {
+    if ((counts[id] ?? 0) > 0) return true
+    pending.push(...(state.tree.children[id] ?? []))
+  }
+  return false
 }
 
 /** Carries out a menu entry on its agent; the menu has closed by then. */
@@ -52,6 +64,10 @@ function runEntry(action: NodeMenuAction, anchor: NodeAnchor): void {
       return state.openBudgetEdit(anchor)
     case 'cancelSpawn':
       return void state.cancelSpawn(agentId)
+    case 'showChanges':
+      return state.showChanges(agentId)
+    case 'revertChanges':
+      return state.openRevert(agentId)
   }
 }
 
@@ -70,7 +86,7 @@ export function clampToWindow(x: number, y: number, width: number, height: numbe
  * outside closes it, and the focus goes back where it was.
  */
 export function NodeMenu() {
-  const { anchor, label, status, readOnly, heldByLimit, unresponsive } = useArbor(useShallow(selectMenu))
+  const { anchor, label, status, readOnly, heldByLimit, unresponsive, changedFiles } = useArbor(useShallow(selectMenu))
   if (!anchor || !status) return null
   // Keyed by agent and place: a menu opened anew starts at its first entry.
   return (
@@ -78,7 +94,7 @@ export function NodeMenu() {
       key={`${anchor.agentId}@${anchor.x},${anchor.y}`}
       anchor={anchor}
       label={label}
-      entries={nodeMenuEntries({ status, readOnly, heldByLimit, unresponsive })}
+      entries={nodeMenuEntries({ status, readOnly, heldByLimit, unresponsive, changedFiles })}
     />
   )
 }

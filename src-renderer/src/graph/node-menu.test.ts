@@ -16,6 +16,15 @@ describe('nodeMenuEntries', () => {
     expect(actionsFor('rate_limited', true)).toEqual(['inspect'])
   })
 
+  it('offers Show changes to a node that changed files, and Revert changes… once it ended; a read-only one only shows them', () => {
+    const actions = (status: AgentStatus, readOnly = false) =>
+      nodeMenuEntries({ status, readOnly, changedFiles: true }).map((entry) => entry.action)
+    expect(actions('completed')).toEqual(['inspect', 'showChanges', 'followUp', 'revertChanges'])
+    expect(actions('running')).toEqual(['inspect', 'showChanges', 'steer', 'setBudget', 'wrapUp', 'kill'])
+    expect(actions('failed', true)).toEqual(['inspect', 'showChanges'])
+    expect(actionsFor('completed')).toEqual(['inspect', 'followUp'])
+  })
+
   it('offers to edit the prompt of, or cancel, a spawn that has not started', () => {
     expect(actionsFor('held')).toEqual(['inspect', 'editPrompt', 'cancelSpawn'])
     expect(actionsFor('queued')).toEqual(['inspect', 'editPrompt', 'cancelSpawn'])

@@ -2,7 +2,19 @@ import { isLiveStatus, type AgentStatus } from '@core/trace/statuses'
 
 /** What an entry of a node's menu does (NodeMenu.tsx carries it out). */
 export type NodeMenuAction =
-  'inspect' | 'retryNow' | 'steer' | 'wrapUp' | 'kill' | 'restart' | 'editPrompt' | 'allowSpawn' | 'cancelSpawn' | 'followUp' | 'setBudget'
+  | 'inspect'
+  | 'retryNow'
+  | 'steer'
+  | 'wrapUp'
+  | 'kill'
+  | 'restart'
+  | 'editPrompt'
+  | 'allowSpawn'
+  | 'cancelSpawn'
+  | 'followUp'
+  | 'setBudget'
+  | 'showChanges'
+  | 'revertChanges'
 
 export interface NodeMenuEntry {
   action: NodeMenuAction
@@ -20,6 +32,8 @@ export interface NodeMenuSubject {
   heldByLimit?: boolean
   /** Its process went silent past the threshold: it may be restarted in a new one. */
   unresponsive?: boolean
+  /** It or an agent under it changed files: they can be shown, and once it ended reverted. */
+  changedFiles?: boolean
 }
 
 const isRunning = isLiveStatus
@@ -29,11 +43,18 @@ const isEnded = (status: AgentStatus): boolean => !isRunning(status) && !isGhost
 /**
  * The entries of a node's menu, in order, for its state: every node can be inspected; a running
  * agent can be steered, given a branch budget, wrapped up or killed (an unresponsive one restarted); a spawn that has not started can have its prompt
- * edited or be cancelled, and one held by a job limit allowed; an agent that ended can be followed up. A new control is one more line
+ * edited or be cancelled, and one held by a job limit allowed; an agent that ended can be followed up, and its (or its subtree's) file changes reverted. A new control is one more line
  * here and one case in NodeMenu.tsx.
  */
-export function nodeMenuEntries({ status, readOnly, heldByLimit = false, unresponsive = false }: NodeMenuSubject): NodeMenuEntry[] {
+export function nodeMenuEntries({
+  status,
+  readOnly,
+  heldByLimit = false,
+  unresponsive = false,
+  changedFiles = false,
+}: NodeMenuSubject): NodeMenuEntry[] {
   const entries: NodeMenuEntry[] = [{ action: 'inspect', label: 'Inspect' }]
+  if (changedFiles) entries.push({ action: 'showChanges', label: 'Show changes' })
   if (readOnly) return entries
   // Waiting for a rate limit: its model call can go at once.
   if (status === 'rate_limited') entries.push({ action: 'retryNow', label: 'Retry now' })
@@ -51,6 +72,7 @@ export function nodeMenuEntries({ status, readOnly, heldByLimit = false, unrespo
     entries.push({ action: 'editPrompt', label: 'Edit prompt…' }, { action: 'cancelSpawn', label: 'Cancel spawn', danger: true })
   }
   if (isEnded(status)) entries.push({ action: 'followUp', label: 'Follow up…' })
+  if (isEnded(status) && changedFiles) entries.push({ action: 'revertChanges', label: 'Revert changes…', danger: true })
   return entries
 }
 

@@ -1,7 +1,7 @@
 import { isFinishedStatus, type TraceEvent } from '@core/trace/events'
 import { isLiveStatus } from '@core/trace/statuses'
 import { useVirtualizer } from '@tanstack/react-virtual'
-import { useEffect, useLayoutEffect, useMemo, useRef } from 'react'
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react'
 import { useShallow } from 'zustand/react/shallow'
 import { StatusIcon } from '../graph/StatusIcon'
 import { useArbor, type ArborState } from '../store'
@@ -10,6 +10,7 @@ import { taskBody } from './task-body'
 import { projectInstructionsOf, projectInstructionsText } from './describe-event'
 import { EventRow } from './EventRow'
 import { SendBox } from './SendBox'
+import { ChangesPanel } from '../changes/ChangesPanel'
 
 function selectInspector(state: ArborState, agentId: string) {
   const inspector = state.inspectors.find((candidate) => candidate.agentId === agentId)
@@ -22,6 +23,8 @@ function selectInspector(state: ArborState, agentId: string) {
     selected: state.selectedAgentId === agentId,
     focusSeq: focus?.seq ?? null,
     focusNonce: focus?.nonce ?? 0,
+    changedFiles: state.changeCounts.byAgent[agentId] ?? 0,
+    changesAsk: state.changesFocus?.agentId === agentId ? state.changesFocus : null,
   }
 }
 
@@ -41,9 +44,17 @@ const noEvents: TraceEvent[] = []
  * 100,000 events opens and scrolls like one with ten.
  */
 export function Inspector({ agentId }: { agentId: string }) {
-  const { inspector, agent, readOnly, selected, focusSeq, focusNonce } = useArbor(
+  const { inspector, agent, readOnly, selected, focusSeq, focusNonce, changedFiles, changesAsk } = useArbor(
     useShallow((state: ArborState) => selectInspector(state, agentId)),
   )
+  // Trace or Changes: a tool call asked for (a diff's link, a timeline bar) shows the trace; Show changes the Changes.
+  const [tab, setTab] = useState<'trace' | 'changes'>('trace')
+  useEffect(() => {
+    if (focusNonce > 0) setTab('trace')
+  }, [focusNonce])
+  useEffect(() => {
+    if (changesAsk) setTab('changes')
+  }, [changesAsk?.nonce])
   const scroller = useRef<HTMLDivElement>(null)
   const content = useRef<HTMLDivElement>(null)
   const stickToBottom = useRef(true)
@@ -139,10 +150,44 @@ export function Inspector({ agentId }: { agentId: string }) {
           {projectInstructionsText(instructions)}
         </div>
       )}
-      {inspector.loading && inspector.events.length === 0 && <div className="inspector__note">Loading trace…</div>}
+      {agent && (
+        <div className="inspector__tabs" role="tablist" aria-label="Agent views">
+          <button
+            type="button"
+            role="tab"
+            aria-selected={tab === 'trace'}
+            className={`inspector__tab${tab === 'trace' ? ' active' : ''}`}
+            data-testid="inspector-tab-trace"
+            onClick={() => setTab('trace')}
+          >
+            Trace
+          </button>
+          <button
+            type="button"
+            role="tab"
+            aria-selected={tab === 'changes'}
+            className={`inspector__tab${tab === 'changes' ? ' active' : ''}`}
+            data-testid="inspector-tab-changes"
+            onClick={() => setTab('changes')}
+          >
+            Changes{changedFiles > 0 ? ` (${changedFiles})` : ''}
+          </button>
+        </div>
+      )}
+      {agent && tab === 'changes' && <ChangesPanel jobId={agent.job_id} agentId={agentId} initialPath={changesAsk?.path ?? null} />}
+      {tab === 'trace' && inspector.loading && inspector.events.length === 0 && <div className="inspector__note">Loading trace…</div>}
       {inspector.error && <div className="inspector__note error">{inspector.error}</div>}
-      {!inspector.loading && !inspector.error && inspector.events.length === 0 && <div className="inspector__note">No events yet.</div>}
-      <div className="inspector__events" ref={scroller} onScroll={onScroll} data-testid="inspector-events" data-count={shown.length}>
+      {tab === 'trace' && !inspector.loading && !inspector.error && inspector.events.length === 0 && (
+        <div className="inspector__note">No events yet.</div>
+      )}
+      <div
+        className="inspector__events"
+        ref={scroller}
+        onScroll={onScroll}
+        data-testid="inspector-events"
+        data-count={shown.length}
+        hidden={tab === 'changes'}
+      >
         <div className="inspector__rows" ref={content} style={{ height: rows.getTotalSize() }}>
           {rows.getVirtualItems().map((row) => {
             const event = shown[row.index]!

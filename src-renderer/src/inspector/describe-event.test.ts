@@ -53,6 +53,28 @@ describe('describeEvent', () => {
     })
   })
 
+  it('says how many files a revert put back, and marks its file changes', () => {
+    const event = eventFactory()
+    const value = { subtree: true, files: ['a.ts', 'b.ts'] }
+    expect(describeEvent(event('control', 'root', { action: 'revert_changes', target: 'root', value, by: 'user' }))).toEqual({
+      title: 'changes reverted',
+      summary: '2 files put back, its subtree’s too · by user',
+      tone: 'warn',
+    })
+    const change = {
+      path: 'a.ts',
+      kind: 'modified',
+      by_tool_call: null,
+      bytes_before: 3,
+      bytes_after: 1,
+      hash_before: 'h1',
+      hash_after: 'h0',
+      content_stored: true,
+    } as const
+    expect(describeEvent(event('file.change', 'root', { ...change, tool: 'revert' })).summary).toBe('a.ts · by revert')
+    expect(describeEvent(event('file.change', 'root', { ...change, tool: 'edit_file' })).summary).toBe('a.ts')
+  })
+
   it('says who asked a wrap-up, and how many steps the agent has once told', () => {
     const event = eventFactory()
     const asked = { by: 'user', requested_at: '2025-03-01T10:00:00.000Z' }

@@ -229,6 +229,12 @@ export function describeEvent(event: TraceEvent): EventDescription {
       if (action === 'edit_spawn') return { title: 'prompt edited', summary: `by ${by}`, tone: 'warn' }
       if (action === 'resume_job') return { title: 'job resumed', summary: `after it was interrupted, by ${by}`, tone: 'warn' }
       if (action === 'allow_spawn') return { title: 'spawn allowed', summary: join(`past ${String(value)}`, `by ${by}`), tone: 'warn' }
+      if (action === 'revert_changes') {
+        const { subtree, files } = (value ?? {}) as { subtree?: boolean; files?: unknown[] }
+        const count = Array.isArray(files) ? files.length : 0
+        const what = `${count} ${count === 1 ? 'file' : 'files'} put back${subtree ? ', its subtree’s too' : ''}`
+        return { title: 'changes reverted', summary: join(what, `by ${by}`), tone: 'warn' }
+      }
       if (action === 'set_budget') {
         const whose = event.data.target === event.job_id ? "the job's budget" : 'branch budget'
         return {
@@ -248,8 +254,10 @@ export function describeEvent(event: TraceEvent): EventDescription {
     case 'budget.warning':
       return { title: 'budget', summary: `${Math.floor((event.data.share ?? 0) * 100)}% of the job budget used`, tone: 'warn' }
     case 'file.change': {
-      const { path, kind, from_path } = event.data
-      return { title: kind, summary: kind === 'renamed' && from_path ? `${from_path} → ${path}` : path, tone: 'neutral' }
+      const { path, kind, from_path, tool } = event.data
+      const where = kind === 'renamed' && from_path ? `${from_path} → ${path}` : path
+      // A revert's change (Revert changes…) is the user's, not a tool call's.
+      return { title: kind, summary: tool === 'revert' ? join(where, 'by revert') : where, tone: 'neutral' }
     }
     case 'error':
       return { title: 'error', summary: event.data.message, tone: 'bad' }

@@ -1,5 +1,6 @@
 import { create } from 'zustand'
 import { createAttentionSlice } from './attention-slice'
+import { createChangesSlice } from './changes-slice'
 import { createCommandsSlice } from './commands-slice'
 import { createControlsSlice } from './controls-slice'
 import { createFormsSlice } from './forms-slice'
@@ -27,6 +28,7 @@ export const useArbor = create<ArborState>()((...args) => ({
   ...createFormsSlice(...args),
   ...createTimelineSlice(...args),
   ...createReplaySlice(...args),
+  ...createChangesSlice(...args),
 }))
 
 export type { ArborState } from './types'

@@ -24,6 +24,9 @@ export const createLiveSlice: SliceCreator<LiveSlice> = (set, get) => ({
       ...(jobs.allPaused === null ? {} : { allPaused: jobs.allPaused }),
     })
     if (jobs.unknownJobStarted) void state.loadJobs()
+    // A file changed in the shown job: the badges and any open Changes view fetch again.
+    const jobId = state.changeCounts.jobId
+    if (jobId !== null && events.some((event) => event.type === 'file.change' && event.job_id === jobId)) void state.loadChangeCounts(jobId)
   },
 
   refreshAll() {

@@ -244,6 +244,22 @@ export interface ReplaySlice {
   setReplaySpeed(speed: number): void
 }
 
+/** The Changes views' shared state (changes-slice.ts): the nodes' badges and what asks for a Changes view or a revert. */
+export interface ChangesSlice {
+  /** Changed files per agent of the tree's job (its own changes), and of the whole job; `revision` goes up with every `file.change` of that job. */
+  changeCounts: { jobId: string | null; byAgent: Record<string, number>; jobFiles: number; revision: number }
+  loadChangeCounts(jobId: string): Promise<void>
+  /** The job's whole Changes panel (the toolbar's Changes). */
+  jobChangesOpen: boolean
+  openJobChanges(open: boolean): void
+  /** The node menu's Revert changes… dialog, on this agent. */
+  revertDialog: { agentId: string } | null
+  openRevert(agentId: string | null): void
+  /** An agent's inspector asked to show its Changes tab (at `path`'s diff); `nonce` changes on every ask. */
+  changesFocus: { agentId: string; path: string | null; nonce: number } | null
+  showChanges(agentId: string, path?: string): void
+}
+
 export type ArborState = JobsSlice &
   TreeSlice &
   InspectorSlice &
@@ -255,6 +271,7 @@ export type ArborState = JobsSlice &
   CommandsSlice &
   FormsSlice &
   TimelineSlice &
-  ReplaySlice
+  ReplaySlice &
+  ChangesSlice
 
 export type SliceCreator<Slice> = StateCreator<ArborState, [], [], Slice>
