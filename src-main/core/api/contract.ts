@@ -256,6 +256,15 @@ export const apiContract = {
       path: ['headers'],
       message: 'a header is listed twice',
     }),
+  /**
+   * Applies an ended worktree child's branch to its parent's folder (the working tree, no commit).
+   * On a conflict nothing is applied: the result lists each conflicting file with its hunks.
+   */
+  mergeBranch: z.object({ agent_id: id }).strict(),
+  /** Removes an ended worktree child's worktree without merging; its branch is kept. */
+  discardBranch: z.object({ agent_id: id }).strict(),
+  /** Arbor's worktrees in a project's repository (default: the open project), with the agent each belongs to when known. */
+  listWorktrees: z.object({ project: z.string().min(1).max(4096).optional() }).strict(),
 } as const
 
 export type ApiMethod = keyof typeof apiContract
@@ -451,6 +460,23 @@ export interface ApiOutputs {
   setMaxModelCalls: { max_model_calls: number }
   getTraceExport: TraceExportView
   setTraceExport: TraceExportView
+  mergeBranch: MergeBranchResult
+  discardBranch: { branch: string; removed: boolean }
+  listWorktrees: { worktrees: WorktreeInfo[] }
+}
+
+/** A merge of a worktree child's branch: merged (the files), or a conflict (nothing applied). */
+export type MergeBranchResult =
+  { merged: true; branch: string; files: string[] } | { merged: false; branch: string; conflicts: { path: string; hunks: string[] }[] }
+
+/** One of Arbor's worktrees, as git lists it, with its agent and job when this store knows them. */
+export interface WorktreeInfo {
+  path: string
+  branch: string
+  agent_id: string | null
+  job_id: string | null
+  /** Its agent is not running in this process (an interrupted or ended job left it). */
+  left: boolean
 }
 
 export type ApiHandlers = { [M in ApiMethod]: (input: ApiInput<M>) => Promise<ApiOutputs[M]> }

@@ -29,6 +29,7 @@ export const eventTypes = [
   'context.compact',
   'budget.warning',
   'error',
+  'worktree',
 ] as const
 export const eventTypeSchema = z.enum(eventTypes)
 export type EventType = z.infer<typeof eventTypeSchema>
@@ -75,6 +76,7 @@ export const traceEventSchema = z.discriminatedUnion('type', [
   eventSchema('context.compact'),
   eventSchema('budget.warning'),
   eventSchema('error'),
+  eventSchema('worktree'),
 ])
 export type TraceEvent = z.infer<typeof traceEventSchema>
 export type EventOf<T extends EventType> = Extract<TraceEvent, { type: T }>
