@@ -3,6 +3,7 @@ import type { ModelPrice } from '../providers/pricing'
 import type { TraceEvent } from '../trace/events'
 import type { Timeline } from '../trace/timeline'
 import type { AgentNode, Job } from '../trace/model'
+import type { WorktreeView } from '../trace/worktree-view'
 import { keyedProviderIds, newJobSchema, type KeyedProviderId, type NewJob } from './job-form'
 import { isTracesEndpoint } from './otlp-endpoint'
 import { maxApprovalMessage, maxModelCallsLimit, maxSpawnPrompt, maxSteerMessage } from './job-limits'
@@ -267,6 +268,7 @@ export const apiContract = {
   listWorktrees: z.object({ project: z.string().min(1).max(4096).optional() }).strict(),
 } as const
 
+export type { WorktreeView } from '../trace/worktree-view'
 export type ApiMethod = keyof typeof apiContract
 export type ApiInput<M extends ApiMethod> = z.infer<(typeof apiContract)[M]>
 
@@ -415,6 +417,8 @@ export interface ApiOutputs {
     held?: HeldSpawn[]
     /** Agents whose process has been silent past the threshold (`agent.health`), with when it last spoke (running jobs of this process only). */
     unresponsive?: { agent_id: string; last_heartbeat_at: string }[]
+    /** The job's worktree children, with what became of each worktree (its `worktree` events). */
+    worktrees?: WorktreeView[]
     answer: string | null
     next: TreePage | null
   }

@@ -1,4 +1,6 @@
 import type { ApiHandlers } from '../api/contract'
+import { foldWorktree, type WorktreeView } from '../trace/worktree-view'
+import type { SqliteDatabase } from '../store/database'
 import { conflict, notFound } from '../api/errors'
 import { getAgent } from '../store/queries'
 import { discardRecorded, mergeRecorded, type WorktreeEventData } from '../supervisor/agent-worktrees'
@@ -95,4 +97,16 @@ export function createdWorktree(context: EngineContext, agentId: string): Worktr
   const data = JSON.parse(row.data) as EventData<'worktree'>
   if (!data.base || !data.parent_dir || !data.project_dir) return null
   return { path: data.path, branch: data.branch, base: data.base, parent_dir: data.parent_dir, project_dir: data.project_dir }
+}
+
+/** A job's worktree children, folded from their `worktree` events in order (getTree's `worktrees`). */
+export function jobWorktrees(db: SqliteDatabase, jobId: string): WorktreeView[] {
+  const rows = db.prepare(`SELECT agent_id, data FROM events WHERE job_id = ? AND type = 'worktree' ORDER BY seq`).all(jobId) as {
+    agent_id: string
+    data: string
+  }[]
+  const views = new Map<string, WorktreeView>()
+  for (const row of rows)
+    views.set(row.agent_id, foldWorktree(views.get(row.agent_id), row.agent_id, JSON.parse(row.data) as EventData<'worktree'>))
+  return [...views.values()]
 }

@@ -27,6 +27,7 @@ import { FitOnRequest } from './FitOnRequest'
 import { NodeMenu } from './NodeMenu'
 import { PromptEditDialog } from './PromptEditDialog'
 import { BranchBudgetDialog } from './BranchBudgetDialog'
+import { MergeConflictDialog } from './MergeConflictDialog'
 import {
   boundsOf,
   buildEdges,
@@ -204,6 +205,7 @@ export function GraphView() {
       <NodeMenu />
       <PromptEditDialog />
       <BranchBudgetDialog />
+      <MergeConflictDialog />
     </div>
   )
 }

@@ -2,7 +2,19 @@ import { isLiveStatus, type AgentStatus } from '@core/trace/statuses'
 
 /** What an entry of a node's menu does (NodeMenu.tsx carries it out). */
 export type NodeMenuAction =
-  'inspect' | 'retryNow' | 'steer' | 'wrapUp' | 'kill' | 'restart' | 'editPrompt' | 'allowSpawn' | 'cancelSpawn' | 'followUp' | 'setBudget'
+  | 'inspect'
+  | 'retryNow'
+  | 'steer'
+  | 'wrapUp'
+  | 'kill'
+  | 'restart'
+  | 'editPrompt'
+  | 'allowSpawn'
+  | 'cancelSpawn'
+  | 'followUp'
+  | 'setBudget'
+  | 'mergeBranch'
+  | 'discardBranch'
 
 export interface NodeMenuEntry {
   action: NodeMenuAction
@@ -20,6 +32,8 @@ export interface NodeMenuSubject {
   heldByLimit?: boolean
   /** Its process went silent past the threshold: it may be restarted in a new one. */
   unresponsive?: boolean
+  /** A worktree child's worktree: its state, and whether the worktree is still there. Absent: it ran in its parent's folder. */
+  worktree?: { state: string; present: boolean }
 }
 
 const isRunning = isLiveStatus
@@ -29,10 +43,17 @@ const isEnded = (status: AgentStatus): boolean => !isRunning(status) && !isGhost
 /**
  * The entries of a node's menu, in order, for its state: every node can be inspected; a running
  * agent can be steered, given a branch budget, wrapped up or killed (an unresponsive one restarted); a spawn that has not started can have its prompt
- * edited or be cancelled, and one held by a job limit allowed; an agent that ended can be followed up. A new control is one more line
+ * edited or be cancelled, and one held by a job limit allowed; an agent that ended can be followed up, and a worktree child's
+ * branch merged or its worktree discarded. A new control is one more line
  * here and one case in NodeMenu.tsx.
  */
-export function nodeMenuEntries({ status, readOnly, heldByLimit = false, unresponsive = false }: NodeMenuSubject): NodeMenuEntry[] {
+export function nodeMenuEntries({
+  status,
+  readOnly,
+  heldByLimit = false,
+  unresponsive = false,
+  worktree,
+}: NodeMenuSubject): NodeMenuEntry[] {
   const entries: NodeMenuEntry[] = [{ action: 'inspect', label: 'Inspect' }]
   if (readOnly) return entries
   // Waiting for a rate limit: its model call can go at once.
@@ -51,6 +72,12 @@ export function nodeMenuEntries({ status, readOnly, heldByLimit = false, unrespo
     entries.push({ action: 'editPrompt', label: 'Edit prompt…' }, { action: 'cancelSpawn', label: 'Cancel spawn', danger: true })
   }
   if (isEnded(status)) entries.push({ action: 'followUp', label: 'Follow up…' })
+  // A worktree child that ended: its branch can be merged into its parent's folder (again after a
+  // conflict, or from the kept branch after a discard), and its worktree discarded while it is there.
+  if (worktree && isEnded(status)) {
+    if (worktree.state !== 'merged') entries.push({ action: 'mergeBranch', label: 'Merge' })
+    if (worktree.present) entries.push({ action: 'discardBranch', label: 'Discard', danger: true })
+  }
   return entries
 }
 
