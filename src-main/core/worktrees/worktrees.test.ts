@@ -104,7 +104,7 @@ describe('worktrees', () => {
     expect(outcome.ok).toBe(false)
     if (outcome.ok) return
     expect(outcome.conflicts.map((conflict) => conflict.path)).toEqual(['shared.txt'])
-    expect(outcome.conflicts[0]!.hunks[0]).toMatch(/^<<<<<<< [\s\S]*first[\s\S]*=======[\s\S]*second[\s\S]*>>>>>>> /)
+    expect(outcome.conflicts[0]!.hunks[0]).toMatch(/^<<<<<<< parent's folder\n[\s\S]*first[\s\S]*=======[\s\S]*second[\s\S]*>>>>>>> /)
     // Nothing applied: not even the second child's clean change (.gitignore deleted).
     expect(treeBytes(dir)).toEqual(before)
 

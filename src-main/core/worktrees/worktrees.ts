@@ -128,7 +128,7 @@ export function mergeWorktree(worktree: Pick<Worktree, 'branch' | 'base' | 'pare
   const [tree = '', ...rest] = out.split('\0')
   const conflicted = [...new Set(rest.filter((path) => path !== ''))]
   if (conflicted.length > 0) {
-    return { ok: false, conflicts: conflicted.map((path) => ({ path, hunks: conflictHunks(root, tree, path) })) }
+    return { ok: false, conflicts: conflicted.map((path) => ({ path, hunks: conflictHunks(root, tree, path, parentState) })) }
   }
   const files = changedFiles(root, parentState, tree)
   if (files.length === 0) return { ok: true, files }
@@ -143,8 +143,11 @@ export function mergeWorktree(worktree: Pick<Worktree, 'branch' | 'base' | 'pare
   return { ok: true, files }
 }
 
-/** The `<<<<<<< … >>>>>>>` sections git wrote into a conflicted file of the merged tree. */
-function conflictHunks(root: string, tree: string, path: string): string[] {
+/**
+ * The `<<<<<<< … >>>>>>>` sections git wrote into a conflicted file of the merged tree; the
+ * parent's side, which git names by the snapshot commit's id, is named "parent's folder".
+ */
+function conflictHunks(root: string, tree: string, path: string, parentState: string): string[] {
   let text: string
   try {
     text = git(root, ['cat-file', 'blob', `${tree}:${path}`])
@@ -155,7 +158,7 @@ function conflictHunks(root: string, tree: string, path: string): string[] {
   let current: string[] | null = null
   for (const line of text.split('\n')) {
     if (line.startsWith('<<<<<<< ')) current = []
-    if (current) current.push(line)
+    if (current) current.push(line.startsWith(`<<<<<<< ${parentState}`) ? `<<<<<<< parent's folder` : line)
     if (current && line.startsWith('>>>>>>> ')) {
       hunks.push(current.join('\n'))
       current = null
