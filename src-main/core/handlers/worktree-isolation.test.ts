@@ -210,6 +210,71 @@ describe('worktree isolation', () => {
     })
   }, 60_000)
 
+  it("a profile's isolation: worktree; no Merge or Discard while the child runs; worktrees left behind are listed, never deleted", async () => {
+    const project = gitProject()
+    mkdirSync(path.join(project, '.arbor', 'agents'), { recursive: true })
+    const profile =
+      '---\nname: brancher\ndescription: Works on its own branch.\nisolation: worktree\ntools: [bash, attempt_completion]\n---\n\nYou work on your own branch.\n'
+    writeFileSync(path.join(project, '.arbor', 'agents', 'brancher.md'), profile)
+    const rig = handlerEngine({ dbFile: path.join(tempDir(), 'arbor.db'), project, warmPool: 0, cleanups })
+    const server = await startFakeOpenAI({
+      route: openaiConversations([
+        { match: 'CHILD-C', turns: [bash('until [ -f go ]; do sleep 0.05; done; echo done > made.txt'), finish('made')] },
+        {
+          match: 'ROOT-TASK',
+          turns: [
+            {
+              tool_calls: [
+                { name: 'task', arguments: { description: 'CHILD-C', prompt: 'CHILD-C: make a file', subagent_type: 'brancher' } },
+              ],
+            },
+            finish('left on its branch'),
+          ],
+        },
+      ]),
+    })
+    cleanups.push(() => server.close())
+    const { job_id } = await rig.engine.handlers.startJob({ kind: 'agent', job: job(`${server.url}/v1`) })
+    const created = await rig.waitFor((event) => event.type === 'worktree' && event.data.action === 'created')
+    const child = created.agent_id!
+    const worktreePath = String(created.data.path)
+    await rig.waitFor((event) => event.type === 'tool.call' && event.agent_id === child)
+
+    // While it runs in its worktree: refused, and nothing recorded.
+    for (const method of ['mergeBranch', 'discardBranch'] as const) {
+      expect(await rig.dispatch(method, { agent_id: child })).toMatchObject({
+        ok: false,
+        error: { code: 'conflict', message: expect.stringMatching(/still running in its worktree/) },
+      })
+    }
+    expect(await rig.dispatch('listWorktrees', {})).toMatchObject({ ok: true, value: { worktrees: [{ agent_id: child, left: false }] } })
+
+    writeFileSync(path.join(worktreePath, 'go'), '')
+    await rig.engine.waitForJob(job_id)
+    const events = await jobEvents(rig.engine, job_id)
+    expect(events.filter((event) => event.type === 'worktree').map((event) => event.data.action)).toEqual(['created', 'committed'])
+    expect(readFileSync(path.join(worktreePath, 'made.txt'), 'utf8')).toBe('done\n')
+    expect(existsSync(path.join(project, 'made.txt'))).toBe(false)
+
+    // A worktree nobody merged or discarded, and one of a job this store never saw: both listed, both kept.
+    const stranger = path.join(path.dirname(worktreePath), 'stranger')
+    git(project, 'worktree', 'add', '-q', '-b', 'arbor/elsewhere/stranger-1', stranger)
+    const listed = await rig.dispatch('listWorktrees', { project })
+    expect(listed).toMatchObject({ ok: true })
+    const worktrees = listed.ok
+      ? (listed.value as { worktrees: Array<{ path: string; agent_id: string | null; left: boolean }> }).worktrees
+      : []
+    expect(
+      worktrees.map(({ path: where, agent_id, left }) => ({ where, agent_id, left })).sort((a, b) => a.where.localeCompare(b.where)),
+    ).toEqual(
+      [
+        { where: worktreePath, agent_id: child, left: true },
+        { where: stranger, agent_id: null, left: true },
+      ].sort((a, b) => a.where.localeCompare(b.where)),
+    )
+    expect(existsSync(worktreePath) && existsSync(stranger)).toBe(true)
+  }, 60_000)
+
   it("refuses isolation: 'worktree' outside a git repository: the task tool's error says why", async () => {
     const project = path.join(tempDir(), 'plain')
     mkdirSync(project)
