@@ -91,6 +91,14 @@ test('Merge and Discard on worktree children’s nodes; a merge conflict is show
   await dialog.getByTestId('merge-conflict-close').click()
   await expect(dialog).toBeHidden()
 
+  // Opened again, the app names the worktree left behind (and deletes nothing).
+  await page.reload()
+  await expect(page.getByTestId('notice')).toContainText(/1 worktree an earlier job left is still here \(arbor\/.*discount-/)
+  await arbor.screenshot('worktree-left-notice')
+  await page.getByTestId('job-item').first().click()
+  await expect(discount).toHaveAttribute('data-status', 'completed')
+  await arbor.graphSettled(discount)
+
   // Discard: the worktree goes, the branch stays.
   const worktrees = git(project, 'worktree', 'list', '--porcelain')
     .split('\n\n')
