@@ -11,8 +11,10 @@ import type { TraceEmitter } from './trace-emitter'
  * project_dir, and the only folder its sandbox lets it write); whatever it left is committed on
  * its branch when it ends, however it ends (completed, failed, stopped, cancelled), so its work
  * is kept and its worktree is clean; and its parent's `merge_branch` applies the branch to the
- * parent's folder. Every `worktree` event is recorded on the child. Git runs synchronously here
- * (a few git commands, tens of milliseconds on a small repository).
+ * parent's folder. Every `worktree` event is recorded on the child. Git runs synchronously here:
+ * on a 10,000-file repository (measured once on the 2-core CI box) a worktree takes about 770 ms
+ * to make (most of it `git worktree add` checking the files out), a commit 140 ms, a merge 100 ms,
+ * a removal 120 ms; the supervisor's event loop waits meanwhile (making it asynchronous is left to do).
  */
 export class AgentWorktrees {
   constructor(private readonly trace: TraceEmitter) {}
