@@ -69,6 +69,9 @@ const api = {
   setMaxModelCalls: (input) => call('setMaxModelCalls', input),
   getTraceExport: (input) => call('getTraceExport', input),
   setTraceExport: (input) => call('setTraceExport', input),
+  mergeBranch: (input) => call('mergeBranch', input),
+  discardBranch: (input) => call('discardBranch', input),
+  listWorktrees: (input) => call('listWorktrees', input),
   // A dropped file's path on disk (sandboxed renderers cannot see it); only a real File has one.
   pathForFile: (file) => (file instanceof File ? webUtils.getPathForFile(file) : ''),
   subscribe(listener) {

@@ -116,6 +116,11 @@ export function printTree(write: (line: string) => void): (notification: ApiNoti
         case 'job.end':
           write(`job ${event.job_id} ${jobOutcome(event.data.status, event.data.reason)}`)
           break
+        case 'worktree': {
+          const text = worktreeLine(labels.get(event.agent_id ?? '') ?? 'agent', event.data)
+          if (text) line(event, depth, text)
+          break
+        }
         default:
           break
       }
@@ -140,4 +145,22 @@ export function formatCost(usd: number): string {
   if (usd >= 0.99995) return `$${usd.toFixed(2)}`
   if (usd >= 0.00005) return `$${usd.toFixed(4)}`
   return `$${usd.toFixed(Math.min(20, 1 - Math.floor(Math.log10(usd))))}`
+}
+
+/** What a terminal shows of a worktree's life: its branch, the commit's files, a merge or its conflicts. */
+function worktreeLine(label: string, data: EventData<'worktree'>): string | null {
+  switch (data.action) {
+    case 'created':
+      return `⎇ ${label} works on ${data.branch}`
+    case 'committed':
+      return `⎇ ${label} committed ${data.files?.length ?? 0} file(s) on ${data.branch}${data.files?.length ? `: ${data.files.join(', ')}` : ''}`
+    case 'merged':
+      return `⎇ ${data.branch} merged: ${data.files?.join(', ') || 'no changes'}`
+    case 'conflict':
+      return `⎇ ${data.branch} conflicts, nothing applied: ${data.conflicts?.map((conflict) => conflict.path).join(', ') ?? ''}`
+    case 'discarded':
+      return `⎇ ${data.branch} discarded (branch kept)`
+    default:
+      return null
+  }
 }

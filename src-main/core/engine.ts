@@ -5,6 +5,7 @@ import { loadProfiles, type LoadedProfiles } from './job/profiles/load'
 import type { ApiHandlers, ApiNotification, ProjectInfo } from './api/contract'
 import type { KeyedProviderId } from './api/job-form'
 import type { EngineContext } from './handlers/context'
+import { worktreeHandlers } from './handlers/worktree-handlers'
 import { exportFormats, importTrace, jobHandlers, type ExportFormatName } from './handlers/job-handlers'
 import { openProjectIn, projectHandlers } from './handlers/project-handlers'
 import { withRedactedErrors } from './handlers/redacted-errors'
@@ -175,6 +176,7 @@ export function createEngine(options: EngineOptions): Engine {
       ...changesHandlers(context),
       ...settingsHandlers(context),
       ...traceExportHandlers(context, autoExport),
+      ...worktreeHandlers(context),
     },
     () => knownSecretsRedactor({ keys, env }),
   )

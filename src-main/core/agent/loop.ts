@@ -129,6 +129,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentOutcome> 
           ...(link.resumeChild
             ? { resumeChild: (agentId: string, prompt: string) => link.resumeChild!(call.id, agentId, prompt, signal) }
             : {}),
+          ...(link.mergeBranch ? { mergeBranch: (agentId: string) => link.mergeBranch!(call.id, agentId) } : {}),
           background: link.background,
           requestApproval: (request) => link.requestApproval(request, signal),
           sandbox: init.sandbox,

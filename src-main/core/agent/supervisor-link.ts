@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { EventType } from '../trace/events'
-import type { AgentOutcome, TaskRequest, ToAgent, ToSupervisor } from '../protocol/messages'
+import type { AgentOutcome, MergeResult, TaskRequest, ToAgent, ToSupervisor } from '../protocol/messages'
 import { RemoteModel } from './remote-model'
 import type { ApprovalOutcome, ApprovalRequest, BackgroundTasks, SpawnOutcome } from './tools/types'
 import { ArborError } from '../errors'
@@ -14,6 +14,8 @@ export interface AgentLink {
   spawn(callId: string, request: TaskRequest, signal?: AbortSignal): Promise<SpawnOutcome>
   /** Sends a `resume_child` request and resolves with the matching `spawn_result`. */
   resumeChild?(callId: string, agentId: string, prompt: string, signal?: AbortSignal): Promise<SpawnOutcome>
+  /** Sends a `merge_branch` request and resolves with the matching `merge_result`. */
+  mergeBranch?(callId: string, agentId: string): Promise<MergeResult>
   /**
    * Sends an `approval` request and resolves with the matching `approval_result`; rejects when
    * `signal` aborts first. The supervisor records the approval.request / approval.decision events.
@@ -67,6 +69,7 @@ export class SupervisorLink implements AgentLink {
   private readonly pending = new Map<string, { settle: (result: SpawnOutcome) => void; description: string }>()
   readonly background = new BackgroundChildren()
   private readonly approvals = new Map<string, (outcome: ApprovalOutcome) => void>()
+  private readonly merges = new Map<string, (result: MergeResult) => void>()
   private model: RemoteModel | null = null
   private steers: SteerMessage[] = []
   private wrapUp: WrapUpRequest | null = null
@@ -99,6 +102,14 @@ export class SupervisorLink implements AgentLink {
 
   resumeChild(callId: string, agentId: string, prompt: string, signal?: AbortSignal): Promise<SpawnOutcome> {
     return this.awaitChild(callId, { type: 'resume_child', call_id: callId, agent_id: agentId, prompt }, agentId, signal)
+  }
+
+  mergeBranch(callId: string, agentId: string): Promise<MergeResult> {
+    if (this.merges.has(callId)) return Promise.resolve({ error: `call id ${callId} is already waiting for a merge` })
+    return new Promise((resolve) => {
+      this.merges.set(callId, resolve)
+      this.send({ type: 'merge_branch', call_id: callId, agent_id: agentId })
+    })
   }
 
   /** Sends `message` for a child and resolves with the `spawn_result` (or `spawn_started`) of `callId`, or when `signal` aborts. */
@@ -164,6 +175,13 @@ export class SupervisorLink implements AgentLink {
         this.pending.delete(message.call_id)
         this.background.started(message.agent_id, pending.description)
         pending.settle({ ok: true, started: { agent_id: message.agent_id, status: message.status } })
+        return
+      }
+      case 'merge_result': {
+        const settle = this.merges.get(message.call_id)
+        if (!settle) return this.event('error', { message: `merge_result for unknown call ${message.call_id}` })
+        this.merges.delete(message.call_id)
+        settle(message.result)
         return
       }
       case 'background_end':

@@ -4,6 +4,7 @@ import type { TraceEvent } from '../trace/events'
 import type { Timeline } from '../trace/timeline'
 import type { ChangesView, FileDiff, RevertResult } from '../trace/change-views'
 import type { AgentNode, Job } from '../trace/model'
+import type { WorktreeView } from '../trace/worktree-view'
 import { keyedProviderIds, newJobSchema, type KeyedProviderId, type NewJob } from './job-form'
 import { isTracesEndpoint } from './otlp-endpoint'
 import { maxApprovalMessage, maxModelCallsLimit, maxSpawnPrompt, maxSteerMessage } from './job-limits'
@@ -267,8 +268,18 @@ export const apiContract = {
       path: ['headers'],
       message: 'a header is listed twice',
     }),
+  /**
+   * Applies an ended worktree child's branch to its parent's folder (the working tree, no commit).
+   * On a conflict nothing is applied: the result lists each conflicting file with its hunks.
+   */
+  mergeBranch: z.object({ agent_id: id }).strict(),
+  /** Removes an ended worktree child's worktree without merging; its branch is kept. */
+  discardBranch: z.object({ agent_id: id }).strict(),
+  /** Arbor's worktrees in a project's repository (default: the open project), with the agent each belongs to when known. */
+  listWorktrees: z.object({ project: z.string().min(1).max(4096).optional() }).strict(),
 } as const
 
+export type { WorktreeView } from '../trace/worktree-view'
 export type ApiMethod = keyof typeof apiContract
 export type ApiInput<M extends ApiMethod> = z.infer<(typeof apiContract)[M]>
 
@@ -417,6 +428,8 @@ export interface ApiOutputs {
     held?: HeldSpawn[]
     /** Agents whose process has been silent past the threshold (`agent.health`), with when it last spoke (running jobs of this process only). */
     unresponsive?: { agent_id: string; last_heartbeat_at: string }[]
+    /** The job's worktree children, with what became of each worktree (its `worktree` events). */
+    worktrees?: WorktreeView[]
     answer: string | null
     next: TreePage | null
   }
@@ -465,6 +478,23 @@ export interface ApiOutputs {
   setMaxModelCalls: { max_model_calls: number }
   getTraceExport: TraceExportView
   setTraceExport: TraceExportView
+  mergeBranch: MergeBranchResult
+  discardBranch: { branch: string; removed: boolean }
+  listWorktrees: { worktrees: WorktreeInfo[] }
+}
+
+/** A merge of a worktree child's branch: merged (the files), or a conflict (nothing applied). */
+export type MergeBranchResult =
+  { merged: true; branch: string; files: string[] } | { merged: false; branch: string; conflicts: { path: string; hunks: string[] }[] }
+
+/** One of Arbor's worktrees, as git lists it, with its agent and job when this store knows them. */
+export interface WorktreeInfo {
+  path: string
+  branch: string
+  agent_id: string | null
+  job_id: string | null
+  /** Its agent is not running in this process (an interrupted or ended job left it). */
+  left: boolean
 }
 
 export type ApiHandlers = { [M in ApiMethod]: (input: ApiInput<M>) => Promise<ApiOutputs[M]> }

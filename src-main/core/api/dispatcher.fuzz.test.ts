@@ -154,6 +154,9 @@ function validRequests(ids: { project: string; jobId: string; agentId: string })
     setTraceExport: [
       { endpoint: 'http://127.0.0.1:9/v1/traces', enabled: false, headers: [{ name: 'Authorization', value: 'Basic ZnV6ejpmdXp6' }] },
     ],
+    mergeBranch: [{ agent_id: agentId }],
+    discardBranch: [{ agent_id: agentId }],
+    listWorktrees: [{}, { project: '/tmp' }],
   }
   return requests
 }

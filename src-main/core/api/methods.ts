@@ -48,6 +48,9 @@ export const apiMethods = [
   'setMaxModelCalls',
   'getTraceExport',
   'setTraceExport',
+  'mergeBranch',
+  'discardBranch',
+  'listWorktrees',
 ] as const satisfies readonly ApiMethod[]
 
 /** IPC channel names: one per method, plus the notification channel. */

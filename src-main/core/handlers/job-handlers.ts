@@ -17,6 +17,7 @@ import { FollowUpRefused } from '../supervisor/follow-ups'
 import { SpawnEditRefused } from '../supervisor/spawns'
 import { BudgetRefused } from '../supervisor/budget-pauses'
 import { isFinishedStatus } from '../trace/events'
+import { jobWorktrees } from './worktree-handlers'
 import { providerSources, requireJob, requireLiveJob, requireProject, type EngineContext } from './context'
 
 type JobHandlers = Pick<
@@ -80,6 +81,7 @@ export function jobHandlers(context: EngineContext): JobHandlers {
         wrapping_up: supervisor.wrappingUp(job_id),
         held: supervisor.heldSpawns(job_id),
         unresponsive: supervisor.unresponsiveAgents(job_id),
+        worktrees: jobWorktrees(db, job_id),
         answer: rootAnswer(db, job_id),
       }
       return treeSnapshots.first(snapshot, limit)

@@ -17,6 +17,8 @@ export interface Profile {
   can_delegate: boolean
   /** Declared read-only: no writing tool may be listed. A profile with the `explore` contract is read-only anyway. */
   read_only?: boolean
+  /** `worktree`: an agent of this profile works in its own git worktree on its own branch (worktrees/worktrees.ts). Absent: in its parent's folder. */
+  isolation?: 'worktree'
 }
 
 /** Every tool name of product.md §2; a profile may list only these. */

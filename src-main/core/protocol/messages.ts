@@ -18,6 +18,7 @@ export const profileSchema = z.object({
   model: z.string(),
   result_contract: z.enum(['text', 'explore']),
   can_delegate: z.boolean(),
+  isolation: z.literal('worktree').optional(),
 })
 
 /** Provider-neutral history messages and tools (providers/types.ts), as they cross the pipe. */
@@ -108,6 +109,8 @@ export const taskRequestSchema = z.object({
   background: z.boolean().optional(),
   /** A token cap on the child's branch (it and its descendants), clamped to what the job has left. */
   budget_tokens: z.number().int().positive().optional(),
+  /** The child works in its own git worktree on its own branch, made from the parent's state now (worktrees/worktrees.ts). */
+  isolation: z.literal('worktree').optional(),
 })
 export type TaskRequest = z.infer<typeof taskRequestSchema>
 
@@ -147,6 +150,8 @@ export const toSupervisorSchema = z.discriminatedUnion('type', [
    * with `prompt`. Answered by a `spawn_result` for `call_id`, as a spawn is.
    */
   z.object({ type: z.literal('resume_child'), call_id: z.string(), agent_id: z.string().min(1), prompt: z.string().min(1) }),
+  /** The parent's `merge_branch` call: its worktree child `agent_id`'s branch into its folder. Answered by a `merge_result`. */
+  z.object({ type: z.literal('merge_branch'), call_id: z.string(), agent_id: z.string().min(1) }),
   z.object({
     type: z.literal('approval'),
     approval_id: z.string(),
@@ -189,6 +194,17 @@ export function packetMessages(packet: unknown): unknown[] {
   return Array.isArray(packet) ? packet : [packet]
 }
 
+export const mergeResultSchema = z.union([
+  z.object({ ok: z.literal(true), branch: z.string(), files: z.array(z.string()) }),
+  z.object({
+    ok: z.literal(false),
+    branch: z.string(),
+    conflicts: z.array(z.object({ path: z.string(), hunks: z.array(z.string()) })),
+  }),
+  z.object({ error: z.string() }),
+])
+export type MergeResult = z.infer<typeof mergeResultSchema>
+
 export const toAgentSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('start'), init: agentInitSchema }),
   /** Events of one model call, in order; the last of a call is a `finish`. */
@@ -221,6 +237,8 @@ export const toAgentSchema = z.discriminatedUnion('type', [
     agent_id: z.string(),
     status: z.enum(['started', 'queued', 'held']),
   }),
+  /** What a `merge_branch` did: merged (the files), a conflict (nothing applied), or why it could not. */
+  z.object({ type: z.literal('merge_result'), call_id: z.string(), result: mergeResultSchema }),
   /** A background child ended (or its spawn was cancelled): its envelope, sent once. */
   z.object({ type: z.literal('background_end'), agent_id: z.string(), envelope: envelopeSchema }),
   /**

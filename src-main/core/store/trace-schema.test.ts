@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process'
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Ajv2020 } from 'ajv/dist/2020.js'
@@ -138,6 +139,22 @@ async function runRealJobs(): Promise<string[]> {
   writeFileSync(join(project, 'go'), '')
   await engine.waitForJob(fifth)
 
+  // The project made a git repository: a child in its own worktree writes a file, committed on its branch (worktree).
+  execFileSync('git', ['init', '-q', project])
+  const isolated = {
+    ...taskCall('Isolated writer', 'worker'),
+    arguments: { ...taskCall('Isolated writer', 'worker').arguments, isolation: 'worktree' },
+  }
+  const write = { name: 'write_file', arguments: { path: 'isolated.txt', content: 'on its branch\n' } }
+  const seventh = start(
+    {
+      root: [{ tool_calls: [isolated] }, complete('isolated')],
+      children: { 'Isolated writer': [{ tool_calls: [write] }, complete('wrote')] },
+    },
+    {},
+  )
+  await engine.waitForJob(seventh)
+
   // A local OpenAI-compatible server that answers 429 until the call has waited once (agent.wait).
   const limited = Array.from({ length: 4 }, () => openaiErrors.rateLimit({ ms: 20 }))
   const server = await startFakeOpenAI({
@@ -146,7 +163,7 @@ async function runRealJobs(): Promise<string[]> {
   try {
     const sixth = start({ root: [], children: {} }, { provider: 'openai_compatible', model: 'llama3.1', base_url: `${server.url}/v1` })
     await engine.waitForJob(sixth)
-    return [first, second, third, fourth, fifth, sixth]
+    return [first, second, third, fourth, fifth, sixth, seventh]
   } finally {
     await server.close()
   }

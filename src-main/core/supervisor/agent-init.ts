@@ -4,6 +4,7 @@ import { describeProfiles } from '../job/profiles/describe'
 import type { AgentInit, SandboxPolicy } from '../protocol/messages'
 import type { ProviderConfig } from '../providers/provider-config'
 import type { AgentRuntime } from './runtime'
+import { projectDirOf } from './agent-worktrees'
 
 /** The model an agent runs on: its request's or profile's choice; `light` falls back to the main model. */
 export const modelFor = (agent: AgentRuntime): string => resolveModel(agent.request?.model ?? agent.profile.model, agent.job.settings)
@@ -15,7 +16,7 @@ export function agentInit(agent: AgentRuntime, firstMessage: string, resume?: Ag
     agent_id: agent.id,
     job_id: agent.job.id,
     depth: agent.depth,
-    project_dir: agent.job.project,
+    project_dir: projectDirOf(agent),
     profile: instructions
       ? { ...agent.profile, system_prompt: withInstructions(agent.profile.system_prompt, instructions) }
       : agent.profile,

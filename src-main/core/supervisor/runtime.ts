@@ -12,6 +12,7 @@ import type { TaskRequest } from '../protocol/messages'
 import { HistoryReceiver } from '../protocol/model-history'
 import type { HoldingLimit } from './spawn-policy'
 import type { WallClock } from './wall-clock'
+import type { Worktree } from '../worktrees/worktrees'
 
 /** Where the supervisor writes: the store's trace writer in the app, anything in tests. */
 export interface TraceSink {
@@ -138,6 +139,8 @@ export interface AgentRuntime {
    * parent as a message (`child_result`), since no call of the parent waits for it.
    */
   reportsToParent: boolean
+  /** Its own git worktree (a `task` with isolation 'worktree'); absent or null: it works in its parent's folder. */
+  worktree?: Worktree | null
   /** Times its process crashed and a new one went on from its history (at most the job's restart_crashed). */
   restarts: number
   /** The user's messages sent to the agent and not delivered yet, by steer id. */

@@ -4,6 +4,8 @@ import { childTaskText, renderFirstMessage } from './request'
 import { childEventData, runningChildren, type AgentRuntime, type JobRuntime, type newAgentRuntime } from './runtime'
 import { decideSpawn } from './spawn-policy'
 import type { TraceEmitter } from './trace-emitter'
+import { projectDirOf, type AgentWorktrees } from './agent-worktrees'
+import { WorktreeRefused, type Worktree } from '../worktrees/worktrees'
 
 export interface SpawnsOptions {
   trace: TraceEmitter
@@ -21,6 +23,8 @@ export interface SpawnsOptions {
   userDecides: boolean
   /** A spawn its parent waits for started or stopped waiting for the user (the parent's wall clock stops meanwhile). */
   userWait(agent: AgentRuntime, waiting: boolean): void
+  /** Makes the worktrees of children spawned with isolation 'worktree'. */
+  worktrees: AgentWorktrees
 }
 
 /**
@@ -81,6 +85,18 @@ export class Spawns {
       this.options.send(parent, { type: 'spawn_result', call_id: callId, result: { ok: false, error: `spawn denied: ${reason}` } })
       return
     }
+    let worktree: Worktree | null = null
+    if ((request.isolation ?? childProfile.isolation) === 'worktree') {
+      try {
+        worktree = this.options.worktrees.create(parent, childId, request.description)
+      } catch (error) {
+        // Not a repository (WorktreeRefused), or git failed: the spawn is refused with the reason.
+        const reason = error instanceof WorktreeRefused ? error.message : `no worktree: ${(error as Error).message}`
+        trace.agent(parent, 'subagent.denied', { ...spawnData, reason })
+        this.options.send(parent, { type: 'spawn_result', call_id: callId, result: { ok: false, error: `spawn denied: ${reason}` } })
+        return
+      }
+    }
     job.spawnTimes.push(now)
     const heldBy = decision.kind === 'hold' && decision.limit ? { limit: decision.limit, reason: decision.reason } : null
     if (!heldBy) job.spawned = this.spawnedIn(job) + 1
@@ -95,6 +111,7 @@ export class Spawns {
       callId,
       status: 'queued',
     })
+    child.worktree = worktree
     if (request.background) {
       // The parent's call returns now, before the child can end: its `background_end` comes after this.
       const status = decision.kind === 'hold' ? 'held' : decision.kind === 'queue' ? 'queued' : 'started'
@@ -114,6 +131,7 @@ export class Spawns {
     } else {
       this.launchChild(child)
     }
+    this.options.worktrees.created(child)
   }
 
   /** Spawning resumed: held children start, or queue where their parent has no free slot; those held by a limit stay held. */
@@ -232,7 +250,7 @@ export class Spawns {
     const request = child.request
     if (!parent || !request) return
     child.status = 'running'
-    this.options.launch(child, renderFirstMessage(childTaskText(request), request.context, child.job.project, this.options.now()))
+    this.options.launch(child, renderFirstMessage(childTaskText(request), request.context, projectDirOf(child), this.options.now()))
     this.options.trace.agent(parent, 'subagent.start', childEventData(child))
   }
 }

@@ -1,3 +1,4 @@
+import { AgentWorktrees } from './agent-worktrees'
 import { randomUUID } from 'node:crypto'
 import { availableParallelism } from 'node:os'
 import { builtinProfiles } from '../job/profiles'
@@ -115,6 +116,8 @@ export class Supervisor {
   private readonly models: ModelCalls
   private readonly processes: AgentProcesses
   private readonly spawns: Spawns
+  /** Worktree isolation: children's worktrees, their commits at the end, merges (agent-worktrees.ts). */
+  readonly worktrees: AgentWorktrees
   private readonly followUps: FollowUps
   private readonly resumes: JobResumes
   private readonly messages: AgentMessages
@@ -159,7 +162,9 @@ export class Supervisor {
       (agent, message) => this.send(agent, message),
       (agent, waiting) => this.userWait(agent, waiting),
     )
+    this.worktrees = new AgentWorktrees(this.trace)
     this.spawns = new Spawns({
+      worktrees: this.worktrees,
       trace: this.trace,
       newId: this.newId,
       now: this.now,
@@ -295,6 +300,12 @@ export class Supervisor {
   /** The root agent of a job started in this session. */
   rootAgentId(jobId: string): string | undefined {
     return this.jobs.get(jobId)?.root?.id
+  }
+
+  /** The agent runs in this process (it has not ended): its worktree is in use, not to be merged, committed or removed. */
+  isAgentRunning(agentId: string): boolean {
+    const agent = this.agents.get(agentId)
+    return agent !== undefined && !agent.ended
   }
 
   isActive(jobId: string): boolean {
@@ -621,6 +632,9 @@ export class Supervisor {
       case 'resume_child':
         void this.followUps.resumeChild(agent, message.call_id, message.agent_id, message.prompt)
         return
+      case 'merge_branch':
+        this.send(agent, { type: 'merge_result', call_id: message.call_id, result: this.worktrees.mergeForParent(agent, message.agent_id) })
+        return
       case 'approval':
         this.approvals.request(agent, message.approval_id, message.tool, message.command, message.reason)
         return
@@ -762,7 +776,8 @@ export class Supervisor {
     this.messages.agentEnded(agent, ending.terminalReason)
     this.approvals.denyAllFor(agent, ending.status === 'killed' ? 'user' : 'auto_deny', `the agent ended (${ending.terminalReason})`)
     const now = Date.now()
-    const envelope = buildEnvelope(agent, ending, now)
+    // Committed before the envelope is made: it names the branch and the files.
+    const envelope = { ...buildEnvelope(agent, ending, now), ...this.worktrees.ended(agent) }
     this.trace.agent(agent, 'agent.end', {
       status: ending.status,
       terminal_reason: ending.terminalReason,

@@ -114,8 +114,36 @@ export const envelopeDataSchema = z
       duration_ms: millis,
     }),
     wrapped_up: z.boolean().optional().meta({ description: 'the agent was asked to wrap up before it ended (absent: it was not)' }),
+    branch: z.string().optional().meta({ description: "an isolated child's git branch, its work committed on it (absent: no worktree)" }),
+    changed_files: z
+      .array(z.string())
+      .optional()
+      .meta({ description: "the files its branch changed since it forked from its parent's state, relative to the repository's top" }),
   })
   .meta({ description: "the child's result envelope, as returned to the parent's `task` call" })
+
+/** A git worktree's life (worktrees/worktrees.ts); recorded on the child agent that owns it. */
+const worktreeData = z.looseObject({
+  action: z.enum(['created', 'committed', 'merged', 'conflict', 'discarded', 'removed']).meta({
+    description:
+      "`created`: the child's worktree and branch were made from its parent's state; `committed`: the child ended and its work was committed on its branch; `merged`: the branch was applied to the parent's tree; `conflict`: a merge found conflicts and applied nothing; `discarded`: the worktree was removed without merging (the branch is kept); `removed`: a clean worktree was removed after its merge",
+  }),
+  branch: z.string(),
+  path: z.string().meta({ description: 'the worktree folder' }),
+  files: z.array(z.string()).optional().meta({ description: 'committed, merged: the files changed, relative to the repository top' }),
+  conflicts: z
+    .array(z.looseObject({ path: z.string(), hunks: z.array(z.string()) }))
+    .optional()
+    .meta({ description: 'conflict: each conflicting file with its conflicting hunks as git marks them' }),
+  base: z.string().optional().meta({ description: "created: the fork point, a commit of the parent's state with its uncommitted changes" }),
+  parent_dir: z.string().optional().meta({ description: "created: the parent's project folder, which a merge applies to" }),
+  project_dir: z.string().optional().meta({ description: "created: the child's project folder in the worktree" }),
+  commit: z.string().optional().meta({ description: "committed: the branch's commit" }),
+  by: z
+    .enum(['parent', 'user'])
+    .optional()
+    .meta({ description: "merged, conflict, discarded: the parent's merge_branch call or the user" }),
+})
 
 export const eventDataSchemas = {
   'job.start': z.looseObject({ task: z.string(), settings: jobSettingsSchema }),
@@ -399,4 +427,5 @@ export const eventDataSchemas = {
     file: z.string().optional(),
     field: z.string().optional(),
   }),
+  worktree: worktreeData,
 } as const

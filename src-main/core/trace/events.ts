@@ -30,6 +30,7 @@ export const eventTypes = [
   'budget.warning',
   'file.change',
   'error',
+  'worktree',
 ] as const
 export const eventTypeSchema = z.enum(eventTypes)
 export type EventType = z.infer<typeof eventTypeSchema>
@@ -77,6 +78,7 @@ export const traceEventSchema = z.discriminatedUnion('type', [
   eventSchema('budget.warning'),
   eventSchema('file.change'),
   eventSchema('error'),
+  eventSchema('worktree'),
 ])
 export type TraceEvent = z.infer<typeof traceEventSchema>
 export type EventOf<T extends EventType> = Extract<TraceEvent, { type: T }>

@@ -276,3 +276,15 @@ describe("a held spawn's edited prompt", () => {
     expect(reduceAgents(edit, () => undefined)).toEqual([])
   })
 })
+
+describe('worktree events', () => {
+  // The node's worktree (branch, merged or not) is read from these events (getTree's `worktrees`), not projected into the node.
+  it('create no agent, change no job and only touch the last event time of their agent', () => {
+    for (const action of ['created', 'committed', 'merged', 'conflict', 'discarded', 'removed']) {
+      const event = eventOf('worktree', { action, branch: 'arbor/job-1/x-abc123', path: '/repo/.git/arbor/worktrees/job-1/x-abc123' })
+      expect(createsAgent(event)).toBe(false)
+      expect(changesJob(event)).toBe(false)
+      expect(reduceAgents(event, () => undefined)).toEqual([])
+    }
+  })
+})

@@ -29,6 +29,7 @@ import { PromptEditDialog } from './PromptEditDialog'
 import { BranchBudgetDialog } from './BranchBudgetDialog'
 import { RevertDialog } from '../changes/RevertDialog'
 import { JobChangesDrawer } from '../changes/JobChanges'
+import { MergeConflictDialog } from './MergeConflictDialog'
 import {
   boundsOf,
   buildEdges,
@@ -213,6 +214,7 @@ export function GraphView() {
       <BranchBudgetDialog />
       <RevertDialog />
       <JobChangesDrawer />
+      <MergeConflictDialog />
     </div>
   )
 }

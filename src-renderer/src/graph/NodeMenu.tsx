@@ -15,6 +15,8 @@ function selectMenu(state: ArborState) {
     heldByLimit: anchor ? state.tree.held[anchor.agentId] !== undefined : false,
     unresponsive: anchor ? state.tree.unresponsive[anchor.agentId] !== undefined : false,
     changedFiles: anchor ? subtreeChanged(state, anchor.agentId) : false,
+    worktreeState: anchor ? state.tree.worktrees[anchor.agentId]?.state : undefined,
+    worktreePresent: anchor ? state.tree.worktrees[anchor.agentId]?.present === true : false,
     // An imported job, or a replay, is read-only: its nodes can only be inspected.
     readOnly: state.replay !== null || (state.tree.jobId !== null && state.jobs[state.tree.jobId]?.imported === true),
   }
@@ -68,6 +70,10 @@ function runEntry(action: NodeMenuAction, anchor: NodeAnchor): void {
       return state.showChanges(agentId)
     case 'revertChanges':
       return state.openRevert(agentId)
+    case 'mergeBranch':
+      return void state.mergeBranch(agentId)
+    case 'discardBranch':
+      return void state.discardBranch(agentId)
   }
 }
 
@@ -86,7 +92,10 @@ export function clampToWindow(x: number, y: number, width: number, height: numbe
  * outside closes it, and the focus goes back where it was.
  */
 export function NodeMenu() {
-  const { anchor, label, status, readOnly, heldByLimit, unresponsive, changedFiles } = useArbor(useShallow(selectMenu))
+  const { anchor, label, status, readOnly, heldByLimit, unresponsive, changedFiles, worktreeState, worktreePresent } = useArbor(
+    useShallow(selectMenu),
+  )
+  const worktree = worktreeState ? { state: worktreeState, present: worktreePresent } : undefined
   if (!anchor || !status) return null
   // Keyed by agent and place: a menu opened anew starts at its first entry.
   return (
@@ -94,7 +103,7 @@ export function NodeMenu() {
       key={`${anchor.agentId}@${anchor.x},${anchor.y}`}
       anchor={anchor}
       label={label}
-      entries={nodeMenuEntries({ status, readOnly, heldByLimit, unresponsive, changedFiles })}
+      entries={nodeMenuEntries({ status, readOnly, heldByLimit, unresponsive, changedFiles, worktree })}
     />
   )
 }
@@ -171,7 +180,8 @@ function OpenMenu({ anchor, label, entries }: { anchor: NodeAnchor; label: strin
                 entry.action === 'kill' ||
                 entry.action === 'cancelSpawn' ||
                 entry.action === 'allowSpawn' ||
-                entry.action === 'restart',
+                entry.action === 'restart' ||
+                entry.action === 'discardBranch',
             )
             runEntry(entry.action, anchor)
           }}

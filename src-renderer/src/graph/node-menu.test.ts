@@ -56,6 +56,20 @@ describe('nodeMenuEntries', () => {
     for (const status of agentStatusSchema.options) expect(actionsFor(status, true)).toEqual(['inspect'])
   })
 
+  it('offers Merge and Discard for a worktree child that ended: Merge until merged, Discard while its worktree is there', () => {
+    const actions = (status: AgentStatus, state: string, present: boolean, readOnly = false) =>
+      nodeMenuEntries({ status, readOnly, worktree: { state, present } }).map((entry) => entry.action)
+    expect(actions('completed', 'committed', true)).toEqual(['inspect', 'followUp', 'mergeBranch', 'discardBranch'])
+    expect(actions('failed', 'conflict', true)).toEqual(['inspect', 'followUp', 'mergeBranch', 'discardBranch'])
+    expect(actions('completed', 'merged', false)).toEqual(['inspect', 'followUp'])
+    expect(actions('completed', 'discarded', false)).toEqual(['inspect', 'followUp', 'mergeBranch'])
+    // Never while it runs in its worktree, nor in a read-only job.
+    expect(actions('running', 'created', true)).toEqual(['inspect', 'steer', 'setBudget', 'wrapUp', 'kill'])
+    expect(actions('completed', 'committed', true, true)).toEqual(['inspect'])
+    const discard = nodeMenuEntries({ status: 'completed', readOnly: false, worktree: { state: 'committed', present: true } }).at(-1)
+    expect(discard).toEqual({ action: 'discardBranch', label: 'Discard', danger: true })
+  })
+
   it('marks the entries that end agents, and labels the ones that open a dialog with an ellipsis', () => {
     const entries = [...nodeMenuEntries({ status: 'running', readOnly: false }), ...nodeMenuEntries({ status: 'held', readOnly: false })]
     expect(entries.filter((entry) => entry.danger).map((entry) => entry.action)).toEqual(['kill', 'cancelSpawn'])

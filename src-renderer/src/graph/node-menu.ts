@@ -15,6 +15,8 @@ export type NodeMenuAction =
   | 'setBudget'
   | 'showChanges'
   | 'revertChanges'
+  | 'mergeBranch'
+  | 'discardBranch'
 
 export interface NodeMenuEntry {
   action: NodeMenuAction
@@ -34,6 +36,8 @@ export interface NodeMenuSubject {
   unresponsive?: boolean
   /** It or an agent under it changed files: they can be shown, and once it ended reverted. */
   changedFiles?: boolean
+  /** A worktree child's worktree: its state, and whether the worktree is still there. Absent: it ran in its parent's folder. */
+  worktree?: { state: string; present: boolean }
 }
 
 const isRunning = isLiveStatus
@@ -43,7 +47,8 @@ const isEnded = (status: AgentStatus): boolean => !isRunning(status) && !isGhost
 /**
  * The entries of a node's menu, in order, for its state: every node can be inspected; a running
  * agent can be steered, given a branch budget, wrapped up or killed (an unresponsive one restarted); a spawn that has not started can have its prompt
- * edited or be cancelled, and one held by a job limit allowed; an agent that ended can be followed up, and its (or its subtree's) file changes reverted. A new control is one more line
+ * edited or be cancelled, and one held by a job limit allowed; an agent that ended can be followed up, its (or its subtree's)
+ * file changes reverted, and a worktree child's branch merged or its worktree discarded. A new control is one more line
  * here and one case in NodeMenu.tsx.
  */
 export function nodeMenuEntries({
@@ -52,6 +57,7 @@ export function nodeMenuEntries({
   heldByLimit = false,
   unresponsive = false,
   changedFiles = false,
+  worktree,
 }: NodeMenuSubject): NodeMenuEntry[] {
   const entries: NodeMenuEntry[] = [{ action: 'inspect', label: 'Inspect' }]
   if (changedFiles) entries.push({ action: 'showChanges', label: 'Show changes' })
@@ -73,6 +79,12 @@ export function nodeMenuEntries({
   }
   if (isEnded(status)) entries.push({ action: 'followUp', label: 'Follow up…' })
   if (isEnded(status) && changedFiles) entries.push({ action: 'revertChanges', label: 'Revert changes…', danger: true })
+  // A worktree child that ended: its branch can be merged into its parent's folder (again after a
+  // conflict, or from the kept branch after a discard), and its worktree discarded while it is there.
+  if (worktree && isEnded(status)) {
+    if (worktree.state !== 'merged') entries.push({ action: 'mergeBranch', label: 'Merge' })
+    if (worktree.present) entries.push({ action: 'discardBranch', label: 'Discard', danger: true })
+  }
   return entries
 }
 

@@ -261,8 +261,35 @@ export function describeEvent(event: TraceEvent): EventDescription {
     }
     case 'error':
       return { title: 'error', summary: event.data.message, tone: 'bad' }
+    case 'worktree':
+      return describeWorktree(event.data)
     case 'job.start':
     case 'job.end':
       return { title: event.type, summary: '', tone: 'neutral' }
+  }
+}
+
+/** A worktree's step (worktrees/worktrees.ts): its branch, and the files or conflicts it names. */
+function describeWorktree(data: EventData<'worktree'>): EventDescription {
+  const files = (names: string[] | undefined) =>
+    names && names.length > 0 ? `${names.length} file${names.length === 1 ? '' : 's'}: ${names.join(', ')}` : 'no files'
+  const by = data.by === 'parent' ? 'by its parent' : data.by === 'user' ? 'by you' : ''
+  switch (data.action) {
+    case 'created':
+      return { title: 'worktree', summary: `on ${data.branch}, from its parent's state`, tone: 'agent' }
+    case 'committed':
+      return { title: 'committed', summary: join(`on ${data.branch}`, files(data.files)), tone: 'neutral' }
+    case 'merged':
+      return { title: 'merged', summary: join(data.branch, by, files(data.files)), tone: 'ok' }
+    case 'conflict':
+      return {
+        title: 'merge conflict',
+        summary: join(data.branch, by, `nothing applied; ${files(data.conflicts?.map((conflict) => conflict.path))}`),
+        tone: 'bad',
+      }
+    case 'discarded':
+      return { title: 'discarded', summary: join(`worktree removed`, `${data.branch} kept`), tone: 'warn' }
+    case 'removed':
+      return { title: 'worktree removed', summary: `${data.branch} kept`, tone: 'neutral' }
   }
 }

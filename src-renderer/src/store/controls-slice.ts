@@ -80,6 +80,27 @@ export const createControlsSlice: SliceCreator<ControlsSlice> = (set, get) => {
         await api().restartAgent({ agent_id: agentId })
       }),
 
+    mergeBranch: (agentId) =>
+      attempt('Merge', async () => {
+        const result = await api().mergeBranch({ agent_id: agentId })
+        if (result.merged) {
+          const files = result.files.length === 1 ? '1 file' : `${result.files.length} files`
+          get().notify('info', `Merged ${result.branch} into its parent's folder: ${files}`)
+          return
+        }
+        const label = get().tree.agents[agentId]?.label ?? agentId
+        set({ mergeConflict: { agentId, label, branch: result.branch, conflicts: result.conflicts } })
+      }),
+
+    discardBranch: (agentId) =>
+      attempt('Discard', async () => {
+        const result = await api().discardBranch({ agent_id: agentId })
+        get().notify('info', `Discarded the worktree of ${result.branch}; the branch is kept`)
+      }),
+
+    mergeConflict: null,
+    closeMergeConflict: () => set({ mergeConflict: null }),
+
     allowSpawn: (agentId) =>
       attempt('Allow spawn', async () => {
         await api().allowSpawn({ agent_id: agentId })

@@ -2,6 +2,7 @@ import type { ProjectInfo } from '@core/api/contract'
 import { api, transport } from './api-ref'
 import { emptyTree } from './tree-state'
 import { errorText } from './error-text'
+import { noticeLeftWorktrees } from './left-worktrees'
 import type { ArborState, ProjectsSlice, SliceCreator } from './types'
 
 /** Everything of the previous project the views hold, cleared when another opens or it closes. */
@@ -23,6 +24,7 @@ export const createProjectsSlice: SliceCreator<ProjectsSlice> = (set, get) => {
   const enter = async (project: ProjectInfo): Promise<void> => {
     set({ ...clearedProjectView(), project, traceOnly: false })
     await get().loadJobs()
+    void noticeLeftWorktrees(get().notify)
   }
 
   return {

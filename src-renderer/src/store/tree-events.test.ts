@@ -101,6 +101,34 @@ describe('applyTreeEvents', () => {
     expect(later.unresponsive).toEqual({})
   })
 
+  it("follows a worktree child's worktree: created, committed with its files, a conflict, then discarded (gone, branch kept)", () => {
+    const event = eventFactory()
+    const place = { parent_id: 'root', depth: 1 }
+    const where = { branch: 'arbor/job-1/scan-src-abc123', path: '/repo/.git/arbor/worktrees/job-1/scan-src-abc123' }
+    const created = applyTreeEvents(emptyTree('job-1'), [
+      ...demoBatch(),
+      event('worktree', 'a', { action: 'created', ...where }, { ...place, seq: 101 }),
+    ])
+    expect(created.worktrees).toEqual({ a: { agent_id: 'a', branch: where.branch, state: 'created', present: true, files: [] } })
+    const committed = applyTreeEvents(created, [
+      event('worktree', 'a', { action: 'committed', ...where, files: ['src/x.ts'] }, { ...place, seq: 102 }),
+    ])
+    expect(committed.worktrees.a).toMatchObject({ state: 'committed', present: true, files: ['src/x.ts'] })
+    const conflicted = applyTreeEvents(committed, [
+      event(
+        'worktree',
+        'a',
+        { action: 'conflict', ...where, conflicts: [{ path: 'src/x.ts', hunks: [] }], by: 'user' },
+        { ...place, seq: 103 },
+      ),
+    ])
+    expect(conflicted.worktrees.a).toMatchObject({ state: 'conflict', present: true, files: ['src/x.ts'] })
+    const discarded = applyTreeEvents(conflicted, [
+      event('worktree', 'a', { action: 'discarded', ...where, by: 'user' }, { ...place, seq: 104 }),
+    ])
+    expect(discarded.worktrees.a).toMatchObject({ state: 'discarded', present: false })
+  })
+
   it('builds the tree from one batch: nodes, statuses, ghosts, order and structure', () => {
     const tree = applyTreeEvents(emptyTree('job-1'), demoBatch())
     expect(tree.order).toEqual(['root', 'a', 'b', 'c'])

@@ -2,6 +2,7 @@ import type { HeldSpawn, PendingApproval } from '@core/api/contract'
 import type { TraceEvent } from '@core/trace/events'
 import type { AgentNode } from '@core/trace/model'
 import { reduceAgents } from '@core/trace/projection'
+import { foldWorktree } from '@core/trace/worktree-view'
 import { buildChildren, buildSubtreeTotals, updateSubtreeTotals, type TreeState } from './tree-state'
 
 /**
@@ -22,6 +23,7 @@ export function applyTreeEvents(state: TreeState, events: readonly TraceEvent[])
   let wrappingUp = state.wrappingUp
   let held = state.held
   let unresponsive = state.unresponsive
+  let worktrees = state.worktrees
   let structureChanged = false
   let lastSeq = state.lastSeq
   const changed = new Set<string>()
@@ -45,6 +47,9 @@ export function applyTreeEvents(state: TreeState, events: readonly TraceEvent[])
     wrappingUp = applyWrapUpEvent(wrappingUp, event)
     held = applyHeldEvent(held, event)
     unresponsive = applyHealthEvent(unresponsive, event)
+    if (event.type === 'worktree' && event.agent_id) {
+      worktrees = { ...worktrees, [event.agent_id]: foldWorktree(worktrees[event.agent_id], event.agent_id, event.data) }
+    }
   }
   const children = structureChanged ? buildChildren(agents, order) : state.children
   return {
@@ -59,6 +64,7 @@ export function applyTreeEvents(state: TreeState, events: readonly TraceEvent[])
     wrappingUp,
     held,
     unresponsive,
+    worktrees,
     lastSeq,
   }
 }

@@ -42,6 +42,7 @@ export const createTreeSlice: SliceCreator<TreeSlice> = (set, get) => {
           reply.wrapping_up,
           reply.held,
           reply.unresponsive,
+          reply.worktrees,
         )
         await nextTask()
         if (!stillLoading(jobId)) return

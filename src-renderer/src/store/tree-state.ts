@@ -1,3 +1,4 @@
+import type { WorktreeView } from '@core/trace/worktree-view'
 import type { HeldSpawn, PendingApproval } from '@core/api/contract'
 import type { TraceEvent } from '@core/trace/events'
 import type { AgentNode } from '@core/trace/model'
@@ -33,6 +34,8 @@ export interface TreeState {
   held: Record<string, HeldSpawn>
   /** Agents whose process went silent past the threshold (`agent.health`), with when it last spoke: the node turns red with Kill and Restart. */
   unresponsive: Record<string, string>
+  /** Worktree children by agent id: their branch and what became of the worktree (Merge and Discard on the node). */
+  worktrees: Record<string, WorktreeView>
   /** Events with a seq at or below this are already in the tree (snapshot or applied). */
   lastSeq: number
   /** Events received while the snapshot loads, applied (above the watermark) once it arrives. */
@@ -53,6 +56,7 @@ export const emptyTree = (jobId: string | null = null, loading = false): TreeSta
   wrappingUp: {},
   held: {},
   unresponsive: {},
+  worktrees: {},
   lastSeq: 0,
   pending: [],
 })
@@ -186,6 +190,7 @@ export class SnapshotTree {
     wrappingUp: readonly string[] = [],
     held: readonly HeldSpawn[] = [],
     unresponsive: readonly { agent_id: string; last_heartbeat_at: string }[] = [],
+    worktrees: readonly WorktreeView[] = [],
   ): TreeState {
     const order = this.ordered.map((agent) => agent.id)
     const children = buildChildren(this.agents, order)
@@ -201,6 +206,7 @@ export class SnapshotTree {
       wrappingUp: Object.fromEntries(wrappingUp.map((id) => [id, true as const])),
       held: Object.fromEntries(held.map((spawn) => [spawn.agent_id, spawn])),
       unresponsive: Object.fromEntries(unresponsive.map((agent) => [agent.agent_id, agent.last_heartbeat_at])),
+      worktrees: Object.fromEntries(worktrees.map((view) => [view.agent_id, view])),
       lastSeq,
     }
   }

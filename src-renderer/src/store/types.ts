@@ -84,6 +84,21 @@ export interface ControlsSlice {
   ): Promise<void>
   exportJob(jobId: string, format?: ExportFormat): Promise<void>
   openProject(path: string): Promise<void>
+  /** Applies a worktree child's branch to its parent's folder (API mergeBranch); a conflict opens the conflict dialog. */
+  mergeBranch(agentId: string): Promise<void>
+  /** Removes a worktree child's worktree, keeping its branch (API discardBranch). */
+  discardBranch(agentId: string): Promise<void>
+  /** The merge that conflicted, shown file by file (MergeConflictDialog); null: none shown. */
+  mergeConflict: MergeConflictView | null
+  closeMergeConflict(): void
+}
+
+/** A refused merge: which child's branch, and each conflicting file with its hunks. Nothing was applied. */
+export interface MergeConflictView {
+  agentId: string
+  label: string
+  branch: string
+  conflicts: { path: string; hunks: string[] }[]
 }
 
 export interface Notice {

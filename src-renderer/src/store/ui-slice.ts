@@ -1,5 +1,6 @@
 import { api } from './api-ref'
 import { errorText } from './error-text'
+import { noticeLeftWorktrees } from './left-worktrees'
 import type { SliceCreator, UiSlice } from './types'
 
 let noticeId = 0
@@ -17,6 +18,7 @@ export const createUiSlice: SliceCreator<UiSlice> = (set, get) => ({
     try {
       const state = await api().getState({})
       set({ project: state.project, allPaused: state.all_paused })
+      if (state.project) void noticeLeftWorktrees(get().notify)
     } catch (error) {
       get().notify('error', `Could not read the engine state: ${errorText(error)}`)
     }

@@ -3,6 +3,7 @@ import { awaitTasksTool } from './await-tasks'
 import { bashTool } from './bash'
 import { editFileTool } from './edit-file'
 import { listFilesTool } from './list-files'
+import { mergeBranchTool } from './merge-branch'
 import { readFileTool } from './read-file'
 import { searchTool } from './search'
 import { taskTool } from './task'
@@ -19,5 +20,6 @@ export const builtinTools: Tool[] = [
   bashTool,
   taskTool,
   awaitTasksTool,
+  mergeBranchTool,
   attemptCompletionTool,
 ]

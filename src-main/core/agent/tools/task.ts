@@ -31,6 +31,12 @@ const parameters = z.object({
     .describe(
       'A token budget for the subagent and its own subagents together (at most what the job has left). When it is spent they pause until the user raises it.',
     ),
+  isolation: z
+    .enum(['worktree'])
+    .optional()
+    .describe(
+      'worktree: the subagent works in its own git worktree on a new branch made from your folder as it is now (uncommitted changes included); its changes are committed on that branch when it ends, and merge_branch brings them into your folder.',
+    ),
 })
 
 /**

@@ -123,9 +123,15 @@ describe('list_files', () => {
 })
 
 describe('Toolset', () => {
-  it('gives each tool a JSON schema for the model; await_tasks comes with task', () => {
+  it('gives each tool a JSON schema for the model; await_tasks and merge_branch come with task', () => {
     const definitions = new Toolset(builtinTools, ['read_file', 'task']).definitions()
-    expect(definitions.map((definition) => definition.name)).toEqual(['read_file', 'task', 'await_tasks', 'attempt_completion'])
+    expect(definitions.map((definition) => definition.name)).toEqual([
+      'read_file',
+      'task',
+      'await_tasks',
+      'merge_branch',
+      'attempt_completion',
+    ])
     expect(new Toolset(builtinTools, ['read_file']).names).toEqual(['read_file', 'attempt_completion'])
     expect(definitions[0]!.parameters).toMatchObject({
       type: 'object',
@@ -134,6 +140,8 @@ describe('Toolset', () => {
     })
     // With `resume` only the prompt is needed; a new subagent's description and profile are checked when it runs.
     expect(definitions[1]!.parameters).toMatchObject({ required: ['prompt'], properties: { resume: { type: 'string' } } })
+    expect(definitions[1]!.parameters).toMatchObject({ properties: { isolation: { enum: ['worktree'] } } })
+    expect(definitions[3]!.parameters).toMatchObject({ required: ['agent_id'] })
     expect(definitions[0]!.parameters).not.toHaveProperty('$schema')
   })
 

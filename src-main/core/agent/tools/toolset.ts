@@ -2,6 +2,7 @@ import { z } from 'zod'
 import type { ToolCall, ToolDefinition } from '../../providers/types'
 import { attemptCompletionName } from './attempt-completion'
 import { awaitTasksName } from './await-tasks'
+import { mergeBranchName } from './merge-branch'
 import { maxToolOutputCharacters, truncateOutput } from './truncate'
 import { ToolError, type Tool, type ToolContext } from './types'
 
@@ -21,8 +22,9 @@ export interface ToolCallResult {
 
 /**
  * The tools one agent may use: those of `available` named in its profile's allowlist, plus
- * `attempt_completion`, which is always allowed, and `await_tasks` wherever `task` is (it waits
- * for the background children only `task` can start). A call to anything else, or with arguments that
+ * `attempt_completion`, which is always allowed, and `await_tasks` and `merge_branch` wherever `task`
+ * is (they wait for the background children, and merge the worktree children, only `task` can
+ * start). A call to anything else, or with arguments that
  * fail the schema, or that throws, gives an error result; nothing here throws.
  */
 export class Toolset {
@@ -36,7 +38,7 @@ export class Toolset {
     private readonly extraDescriptions: Record<string, string | undefined> = {},
   ) {
     this.available = new Map(available.map((tool) => [tool.name, tool]))
-    const names = new Set([...allowlist, attemptCompletionName, ...(allowlist.includes('task') ? [awaitTasksName] : [])])
+    const names = new Set([...allowlist, attemptCompletionName, ...(allowlist.includes('task') ? [awaitTasksName, mergeBranchName] : [])])
     this.allowed = available.filter((tool) => names.has(tool.name))
   }
 

@@ -1,5 +1,5 @@
 import type { z } from 'zod'
-import type { SandboxPolicy, TaskRequest, ToAgent } from '../../protocol/messages'
+import type { MergeResult, SandboxPolicy, TaskRequest, ToAgent } from '../../protocol/messages'
 import type { Envelope } from '../../trace/events'
 import { ArborError } from '../../errors'
 import type { ChangeTracker } from '../changes/change-tracker'
@@ -68,6 +68,8 @@ export interface ToolContext {
   background?: BackgroundTasks
   /** Ask the supervisor to continue a finished child of this agent with a new prompt, and wait for its new envelope. */
   resumeChild?(agentId: string, prompt: string): Promise<SpawnOutcome>
+  /** Ask the supervisor to merge a worktree child's branch into this agent's folder (`merge_branch`). */
+  mergeBranch?(agentId: string): Promise<MergeResult>
   /**
    * Ask the supervisor to approve a risky action and wait for the decision (the `bash` tool).
    * Rejects when the agent is stopped meanwhile. Without it, risky actions are refused.

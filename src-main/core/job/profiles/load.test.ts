@@ -70,6 +70,21 @@ describe('loadProfiles', () => {
     })
   })
 
+  it("reads isolation: worktree (Claude Code's field) from either folder, and refuses another value naming the field", async () => {
+    const isolated = (name: string, isolation: string) =>
+      `---\nname: ${name}\ndescription: Works on its own branch.\nisolation: ${isolation}\n---\n\nYou change code on your own branch.\n`
+    await write('.arbor/agents/brancher.md', isolated('brancher', 'worktree'))
+    await write('.claude/agents/claude-brancher.md', isolated('claude-brancher', 'worktree'))
+    await write('.arbor/agents/odd.md', isolated('odd', 'sandbox'))
+    const loaded = loadProfiles(project)
+    expect(loaded.profiles.brancher?.isolation).toBe('worktree')
+    expect(loaded.profiles['claude-brancher']?.isolation).toBe('worktree')
+    expect(loaded.profiles.reviewer).toBeUndefined()
+    expect(loaded.profiles.odd).toBeUndefined()
+    expect(loaded.errors).toEqual([{ file: '.arbor/agents/odd.md', field: 'isolation', message: 'must be worktree (or left out)' }])
+    expect(loaded.warnings).toEqual([])
+  })
+
   it('loads a Claude Code agent: tool names mapped, others ignored with a warning, inherit as main', async () => {
     await write('.claude/agents/code-reviewer.md', claudeReviewer)
     const loaded = loadProfiles(project)

@@ -36,6 +36,7 @@ const frontMatterSchema = z.object({
   result: z.enum(['text', 'explore'], { error: 'must be text or explore' }).optional(),
   can_delegate: z.boolean(required('true or false')).optional(),
   read_only: z.boolean(required('true or false')).optional(),
+  isolation: z.enum(['worktree'], { error: 'must be worktree (or left out)' }).optional(),
 })
 type Fields = z.infer<typeof frontMatterSchema>
 const fieldNames = Object.keys(frontMatterSchema.shape)
@@ -48,7 +49,7 @@ const fileField: Record<string, string> = { system_prompt: 'body', result_contra
 
 /**
  * Reads one agent profile file (product.md §2): YAML front matter (name, description, tools,
- * model, max_steps, budgets, result, can_delegate, read_only) and the Markdown body as the
+ * model, max_steps, budgets, result, can_delegate, read_only, isolation) and the Markdown body as the
  * system prompt. Claude Code's files (`source: 'claude'`) have their tool names mapped, their
  * unknown tools ignored with a warning, and `inherit` read as the main model.
  */
@@ -95,6 +96,7 @@ export function readProfileFile(text: string, source: ProfileSource): ProfileFil
     result_contract: fields.result ?? 'text',
     can_delegate: fields.can_delegate ?? false,
     ...(fields.read_only === undefined ? {} : { read_only: fields.read_only }),
+    ...(fields.isolation === undefined ? {} : { isolation: fields.isolation }),
   }
   for (const problem of profileProblems(profile)) {
     const field = fileField[problem.field] ?? problem.field
