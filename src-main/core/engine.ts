@@ -65,6 +65,8 @@ export interface EngineOptions {
   userDecidesSpawns?: boolean
   /** Agents' heartbeat interval and the silence after which one is unresponsive (SupervisorOptions.heartbeat; 5 s and 30 s). */
   heartbeat?: { intervalMs?: number; unresponsiveAfterMs?: number }
+  /** How long an MCP tool call may take (SupervisorOptions.mcpCallTimeoutMs); short in tests. */
+  mcpCallTimeoutMs?: number
   /** Model calls in flight at once per API endpoint, over the Settings value (`arbor run --max-model-calls`). */
   maxModelCalls?: number
   /** How often this process says it still runs its jobs, and when another's silence means it is gone (store/owner.ts). */
@@ -152,6 +154,7 @@ export function createEngine(options: EngineOptions): Engine {
     env,
     userDecidesSpawns: options.userDecidesSpawns,
     heartbeat: options.heartbeat,
+    mcpCallTimeoutMs: options.mcpCallTimeoutMs,
     maxModelCalls: () => options.maxModelCalls ?? settings.maxModelCalls(),
   })
   const listeners = new Set<(notification: ApiNotification) => void>()

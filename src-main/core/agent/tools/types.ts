@@ -1,5 +1,5 @@
 import type { z } from 'zod'
-import type { SandboxPolicy, TaskRequest, ToAgent } from '../../protocol/messages'
+import type { McpResult, SandboxPolicy, TaskRequest, ToAgent } from '../../protocol/messages'
 import type { Envelope } from '../../trace/events'
 import { ArborError } from '../../errors'
 
@@ -75,6 +75,8 @@ export interface ToolContext {
   sandbox?: SandboxPolicy
   /** Reports a process group a tool started (`running: true`) or saw end, so none outlives the agent. */
   trackProcess?(pgid: number, running: boolean): void
+  /** Asks the supervisor to call an MCP server's tool and waits for its result (the `mcp__*` tools). */
+  callMcp?(server: string, tool: string, args: Record<string, unknown>): Promise<McpResult>
 }
 
 /**
@@ -95,6 +97,8 @@ export interface Tool<Parameters extends z.ZodType = z.ZodType> {
   name: string
   description: string
   parameters: Parameters
+  /** The JSON Schema the model sees when it is not `parameters`' (an MCP tool's, as its server gave it). */
+  inputSchema?: Record<string, unknown>
   execute(args: z.output<Parameters>, context: ToolContext): Promise<string | CutOutput>
 }
 
