@@ -7,6 +7,7 @@ import type { KeyedProviderId } from './api/job-form'
 import type { EngineContext } from './handlers/context'
 import { exportFormats, importTrace, jobHandlers, type ExportFormatName } from './handlers/job-handlers'
 import { openProjectIn, projectHandlers } from './handlers/project-handlers'
+import { mcpHandlers } from './handlers/mcp-handlers'
 import { withRedactedErrors } from './handlers/redacted-errors'
 import { settingsHandlers } from './handlers/settings-handlers'
 import { traceExportHandlers } from './handlers/trace-export-handlers'
@@ -161,7 +162,17 @@ export function createEngine(options: EngineOptions): Engine {
   writer.onCommit((events) => {
     for (const listener of listeners) listener({ kind: 'events', events })
   })
-  const context: EngineContext = { db, writer, supervisor, settings, keys, env, project: null, profilesFor: (dir) => loadProfiles(dir) }
+  const context: EngineContext = {
+    db,
+    writer,
+    supervisor,
+    settings,
+    keys,
+    env,
+    project: null,
+    profilesFor: (dir) => loadProfiles(dir),
+    protectedPathsFor: (dir) => arborDataPaths(options.dbFile, dir),
+  }
   if (options.projectDir) openProjectIn(context, options.projectDir)
 
   // Every job this process ran goes to the collector in settings when it ends (a failed send is only a notice).
@@ -172,6 +183,7 @@ export function createEngine(options: EngineOptions): Engine {
   const handlers: ApiHandlers = withRedactedErrors(
     {
       ...projectHandlers(context),
+      ...mcpHandlers(context),
       ...jobHandlers(context),
       ...timelineHandlers(context),
       ...settingsHandlers(context),

@@ -1,4 +1,4 @@
-import { readFileSync, mkdirSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { createDispatcher } from '../api/dispatcher'
@@ -31,7 +31,8 @@ mcpTrusted: [mcp__tools__crash, mcp__tools__hang, mcp__tools__garble, mcp__weath
 Call the tools you are told to call.
 `
 
-function project(httpUrl: string, pidFile: string): string {
+/** The project; the stdio server appends its pids to `pidFile` (default: in the project, which a sandboxed server may write). */
+function project(httpUrl: string, pidFile?: string): string {
   const dir = path.join(tempDir(), 'proj')
   mkdirSync(path.join(dir, '.arbor/agents'), { recursive: true })
   writeFileSync(path.join(dir, '.arbor/agents/mcp-worker.md'), profileFile)
@@ -39,7 +40,7 @@ function project(httpUrl: string, pidFile: string): string {
     path.join(dir, '.mcp.json'),
     JSON.stringify({
       mcpServers: {
-        tools: { command: process.execPath, args: [stdioServer], env: { MCP_PID_FILE: pidFile } },
+        tools: { command: process.execPath, args: [stdioServer], env: { MCP_PID_FILE: pidFile ?? path.join(dir, 'pids.txt') } },
         weather: { type: 'http', url: httpUrl, headers: { Authorization: 'Bearer ${MCP_TEST_TOKEN:-tok-123}' } },
       },
     }),
@@ -140,6 +141,7 @@ describe('MCP tools', () => {
     // Offered with the allowlist applied: secret (not listed) is not.
     expect(childTools).toEqual(expect.arrayContaining(['mcp__tools__echo', 'mcp__tools__hang', 'mcp__weather__weather']))
     expect(childTools).not.toContain('mcp__tools__secret')
+    expect(childTools).not.toContain('mcp__tools__touch')
     const [echo, secret, crash, hang, garble, weather, again] = results
     expect(echo).toContain('ECHO: HELLO')
     expect(secret).toMatch(/^Error: there is no tool named "mcp__tools__secret"/)
@@ -173,4 +175,105 @@ describe('MCP tools', () => {
     expect(pids.length).toBe(3)
     await eventually(() => pids.every((pid) => !alive(pid)), 'the MCP servers to exit after the job')
   }, 90_000)
+})
+
+describe('MCP servers in Settings and in the sandbox', () => {
+  it('listMcpServers lists the configured servers without starting them, and their tools when asked; no header or env value', async () => {
+    const http = await startHttpMcpServer('tok-123')
+    cleanups.push(() => http.close())
+    const dir = project(http.url)
+    const pidFile = path.join(dir, 'pids.txt')
+    const rig = handlerEngine({ dbFile: path.join(tempDir(), 'arbor.db'), project: dir, cleanups })
+    const dispatch = createDispatcher(rig.engine.handlers)
+
+    const listed = await dispatch('listMcpServers', {})
+    expect(listed).toEqual({
+      ok: true,
+      value: {
+        errors: [],
+        servers: [
+          expect.objectContaining({
+            name: 'tools',
+            source: '.mcp.json',
+            transport: 'stdio',
+            profiles: ['mcp-worker'],
+            status: 'configured',
+          }),
+          expect.objectContaining({ name: 'weather', transport: 'http', target: http.url, status: 'configured' }),
+        ],
+      },
+    })
+    expect(http.seenAuth).toEqual([])
+
+    const shown = await rig.engine.handlers.listMcpServers({ start: true })
+    const [tools, weather] = shown.servers
+    // The stdio server ran in the OS sandbox (the default), was listed and stopped.
+    expect(tools?.error).toBeUndefined()
+    expect(tools).toMatchObject({ status: 'started' })
+    expect(tools!.tools!.map((tool) => tool.name)).toEqual(['echo', 'crash', 'hang', 'garble', 'touch', 'secret'])
+    expect(tools!.tools![0]).toEqual({ name: 'echo', description: 'Echoes its text back, upper-cased.' })
+    expect(weather).toMatchObject({ status: 'started', tools: [{ name: 'weather', description: 'The weather in a city.' }] })
+    expect(JSON.stringify(shown)).not.toContain('tok-123')
+    expect(JSON.stringify(shown)).not.toContain(pidFile)
+
+    // A broken .mcp.json: the file and field, and the profile that names its servers does not load.
+    writeFileSync(path.join(dir, '.mcp.json'), JSON.stringify({ mcpServers: { tools: { command: 42 } } }))
+    const broken = await dispatch('listMcpServers', {})
+    expect(broken).toMatchObject({
+      ok: true,
+      value: {
+        servers: [],
+        errors: [
+          { file: '.mcp.json', field: 'mcpServers.tools.command', message: expect.stringContaining('must be a string') },
+          { file: '.arbor/agents/mcp-worker.md', field: 'mcpServers', message: expect.stringContaining('unknown MCP server "tools"') },
+        ],
+      },
+    })
+  }, 60_000)
+
+  it('a stdio server runs in the job’s sandbox: it writes in the project, not outside it', async () => {
+    const http = await startHttpMcpServer('tok-123')
+    cleanups.push(() => http.close())
+    const outside = tempDir()
+    const dir = project(http.url)
+    writeFileSync(
+      path.join(dir, '.arbor/agents/mcp-worker.md'),
+      profileFile.replace('mcpTrusted: [', 'mcpTrusted: [mcp__tools__touch, ').replace('tools: [', 'tools: [mcp__tools__touch, '),
+    )
+    const results: string[] = []
+    const record = (view: ConversationView) => results.push(view.tool_results.map((result) => result.content).join('\n'))
+    const model = await startFakeOpenAI({
+      route: openaiConversations([
+        {
+          match: 'ROOT-TASK',
+          turns: [call('task', { description: 'MCP-CHILD', prompt: 'MCP-CHILD: touch.', subagent_type: 'mcp-worker' }), finish('ok')],
+        },
+        {
+          match: 'MCP-CHILD',
+          turns: [
+            call('mcp__tools__touch', { path: path.join(dir, 'inside.txt') }),
+            (view) => (record(view), call('mcp__tools__touch', { path: path.join(outside, 'outside.txt') })),
+            (view) => (record(view), finish('touched')),
+          ],
+        },
+      ]),
+    })
+    cleanups.push(() => model.close())
+    const rig = handlerEngine({ dbFile: path.join(tempDir(), 'arbor.db'), project: dir, cleanups, mcpCallTimeoutMs: callTimeoutMs })
+    const job: NewJob = {
+      ...defaultNewJob(),
+      task: 'ROOT-TASK: touch files',
+      provider: 'openai_compatible',
+      base_url: `${model.url}/v1`,
+      model: 'llama3.1',
+    }
+    const started = await createDispatcher(rig.engine.handlers)('startJob', { kind: 'agent', job })
+    if (!('ok' in started) || !started.ok) throw new Error(JSON.stringify(started))
+    await rig.engine.waitForJob((started.value as { job_id: string }).job_id)
+    expect(results[0]).toContain(`wrote ${path.join(dir, 'inside.txt')}`)
+    expect(readFileSync(path.join(dir, 'inside.txt'), 'utf8')).toBe('touched\n')
+    expect(results[1]).toMatch(/^Error: mcp__tools__touch returned an error: cannot write .*outside\.txt: (EROFS|EACCES|EPERM|ENOENT)/)
+    // (Outside the project, /tmp is the sandbox's private one: the folder is not even there.)
+    expect(existsSync(path.join(outside, 'outside.txt'))).toBe(false)
+  }, 60_000)
 })

@@ -1,7 +1,7 @@
 // A real MCP stdio server for tests, written with the SDK. Tools: echo (answers), crash (the
 // process exits mid-call), hang (never answers), garble (writes a line that is not JSON-RPC).
-// secret is one no profile allows. Each start appends its pid to $MCP_PID_FILE when set.
-import { appendFileSync } from 'node:fs'
+// touch writes a file; secret is one no profile allows. Each start appends its pid to $MCP_PID_FILE when set.
+import { appendFileSync, writeFileSync } from 'node:fs'
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { z } from 'zod'
@@ -21,6 +21,18 @@ server.registerTool('garble', { description: 'Answers with a line that is not JS
   process.stdout.write('this is not json\n')
   return new Promise(() => {})
 })
+server.registerTool(
+  'touch',
+  { description: 'Writes a file (to see what the sandbox lets it write).', inputSchema: { path: z.string() } },
+  async ({ path }) => {
+    try {
+      writeFileSync(path, 'touched\n')
+      return { content: [{ type: 'text', text: `wrote ${path}` }] }
+    } catch (error) {
+      return { content: [{ type: 'text', text: `cannot write ${path}: ${error.code}` }], isError: true }
+    }
+  },
+)
 server.registerTool('secret', { description: 'A tool the profile does not allow.', inputSchema: {} }, async () => ({
   content: [{ type: 'text', text: 'SECRET' }],
 }))
