@@ -22,7 +22,7 @@ export function mcpHandlers(context: EngineContext): Pick<ApiHandlers, 'listMcpS
       const servers: McpServerInfo[] = Object.values(specs).map((spec) => ({
         name: spec.name,
         source: spec.source,
-        ...describeServer(spec.config),
+        ...(spec.shown ?? describeServer(spec.config)),
         profiles: Object.values(loaded.profiles)
           .filter((profile) => profile.mcp_servers?.includes(spec.name))
           .map((profile) => profile.name),

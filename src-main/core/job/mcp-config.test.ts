@@ -46,6 +46,8 @@ describe('.mcp.json', () => {
     // What may be shown carries neither env, headers nor the URL's query.
     expect(JSON.stringify([describeServer(servers.files!.config), describeServer(servers.api!.config)])).not.toContain('s3cret')
     expect(describeServer(servers.api!.config)).toEqual({ transport: 'http', target: 'https://api.example.com/mcp' })
+    // What Settings shows is the config as written: an expanded value (a token in args) is not in it.
+    expect(servers.files!.shown).toEqual({ transport: 'stdio', target: '${BIN:-npx} -y server ${ROOT}' })
   })
 
   it('names the file and field of what is wrong; the good servers still load', async () => {
@@ -106,6 +108,7 @@ describe("a profile's mcpServers", () => {
       name: 'local',
       config: { command: 'node', args: ['server.js'] },
       source: '.arbor/agents/tooler.md',
+      shown: { transport: 'stdio', target: 'node server.js' },
     })
     expect(loaded.mcpServers?.github?.source).toBe('.mcp.json')
   })

@@ -37,6 +37,8 @@ export interface McpServerSpec {
   config: McpServerConfig
   /** The file it comes from, relative to the project: `.mcp.json` or a profile file. */
   source: string
+  /** What may be shown: its transport and program or URL as written, before `${VAR}` expansion (a value may be a secret). */
+  shown?: { transport: 'stdio' | 'http'; target: string }
 }
 
 /** One thing wrong with an MCP configuration: the file, the field (`mcpServers.srv.url`) and what. */
@@ -123,7 +125,7 @@ export function readServer(
     return { problem: { file, field, message: issue.message } }
   }
   try {
-    return { spec: { name, config: expandServer(parsed.data, env, at), source: file } }
+    return { spec: { name, config: expandServer(parsed.data, env, at), source: file, shown: describeServer(parsed.data) } }
   } catch (error) {
     if (error instanceof ExpansionError) return { problem: { file, field: error.field, message: error.message } }
     throw error
