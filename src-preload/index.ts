@@ -31,6 +31,7 @@ const api = {
   chooseProjectFolder: (input) => call('chooseProjectFolder', input),
   chooseTraceFile: (input) => call('chooseTraceFile', input),
   listProfiles: (input) => call('listProfiles', input),
+  listMcpServers: (input) => call('listMcpServers', input),
   getJobDefaults: (input) => call('getJobDefaults', input),
   listJobs: (input) => call('listJobs', input),
   startJob: (input) => call('startJob', input),

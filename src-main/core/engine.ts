@@ -8,6 +8,7 @@ import type { EngineContext } from './handlers/context'
 import { worktreeHandlers } from './handlers/worktree-handlers'
 import { exportFormats, importTrace, jobHandlers, type ExportFormatName } from './handlers/job-handlers'
 import { openProjectIn, projectHandlers } from './handlers/project-handlers'
+import { mcpHandlers } from './handlers/mcp-handlers'
 import { withRedactedErrors } from './handlers/redacted-errors'
 import { settingsHandlers } from './handlers/settings-handlers'
 import { traceExportHandlers } from './handlers/trace-export-handlers'
@@ -67,6 +68,8 @@ export interface EngineOptions {
   userDecidesSpawns?: boolean
   /** Agents' heartbeat interval and the silence after which one is unresponsive (SupervisorOptions.heartbeat; 5 s and 30 s). */
   heartbeat?: { intervalMs?: number; unresponsiveAfterMs?: number }
+  /** How long an MCP tool call may take (SupervisorOptions.mcpCallTimeoutMs); short in tests. */
+  mcpCallTimeoutMs?: number
   /** Model calls in flight at once per API endpoint, over the Settings value (`arbor run --max-model-calls`). */
   maxModelCalls?: number
   /** How often this process says it still runs its jobs, and when another's silence means it is gone (store/owner.ts). */
@@ -154,13 +157,24 @@ export function createEngine(options: EngineOptions): Engine {
     env,
     userDecidesSpawns: options.userDecidesSpawns,
     heartbeat: options.heartbeat,
+    mcpCallTimeoutMs: options.mcpCallTimeoutMs,
     maxModelCalls: () => options.maxModelCalls ?? settings.maxModelCalls(),
   })
   const listeners = new Set<(notification: ApiNotification) => void>()
   writer.onCommit((events) => {
     for (const listener of listeners) listener({ kind: 'events', events })
   })
-  const context: EngineContext = { db, writer, supervisor, settings, keys, env, project: null, profilesFor: (dir) => loadProfiles(dir) }
+  const context: EngineContext = {
+    db,
+    writer,
+    supervisor,
+    settings,
+    keys,
+    env,
+    project: null,
+    profilesFor: (dir) => loadProfiles(dir),
+    protectedPathsFor: (dir) => arborDataPaths(options.dbFile, dir),
+  }
   if (options.projectDir) openProjectIn(context, options.projectDir)
 
   // Every job this process ran goes to the collector in settings when it ends (a failed send is only a notice).
@@ -171,6 +185,7 @@ export function createEngine(options: EngineOptions): Engine {
   const handlers: ApiHandlers = withRedactedErrors(
     {
       ...projectHandlers(context),
+      ...mcpHandlers(context),
       ...jobHandlers(context),
       ...timelineHandlers(context),
       ...changesHandlers(context),

@@ -49,7 +49,9 @@ export const emptyReplyNudge =
 export async function runAgent(options: RunAgentOptions): Promise<AgentOutcome> {
   const { init, provider, link, clock, signal } = options
   const profile = init.profile
-  const toolset = new Toolset(options.tools, profile.tools, { task: init.spawnable_profiles })
+  // The MCP tools the supervisor offers passed the profile's allowlist there (mcp__srv, mcp__srv__*, or by name).
+  const allowlist = [...profile.tools, ...(init.mcp_tools ?? []).map((tool) => tool.name)]
+  const toolset = new Toolset(options.tools, allowlist, { task: init.spawnable_profiles })
   /** What this agent's commands change in the project (`bash`); write_file and edit_file say it themselves. */
   const changes = new ChangeTracker(init.project_dir)
   const stopConditions = options.stopConditions ?? defaultStopConditions
@@ -140,6 +142,12 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentOutcome> 
             link.event('file.change', data, contents)
           },
           changes,
+          ...(link.callMcp
+            ? {
+                callMcp: (server: string, tool: string, args: Record<string, unknown>) =>
+                  link.callMcp!(call.id, server, tool, args, signal),
+              }
+            : {}),
         })
         if (result.unexpected !== undefined) link.event('error', { message: result.unexpected, call_id: call.id })
         const { call_id, name, ok, output, truncated } = result

@@ -19,6 +19,7 @@ import { connectToSupervisor } from './channel'
 import { runAgent } from './loop'
 import { SupervisorLink } from './supervisor-link'
 import { builtinTools } from './tools/builtin'
+import { createMcpTools } from './tools/mcp'
 import { toJsonSchema } from './tools/toolset'
 
 /**
@@ -70,7 +71,7 @@ function serve(warm: boolean): void {
     const outcome = await runAgent({
       init,
       provider,
-      tools: builtinTools,
+      tools: init.mcp_tools?.length ? [...builtinTools, ...createMcpTools(init.mcp_tools)] : builtinTools,
       link,
       clock,
       ids: () => `call_${randomUUID()}`,

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { EventType } from '../trace/events'
-import type { AgentOutcome, MergeResult, TaskRequest, ToAgent, ToSupervisor } from '../protocol/messages'
+import type { AgentOutcome, McpResult, MergeResult, TaskRequest, ToAgent, ToSupervisor } from '../protocol/messages'
 import { RemoteModel } from './remote-model'
 import type { ApprovalOutcome, ApprovalRequest, BackgroundTasks, SpawnOutcome } from './tools/types'
 import { ArborError } from '../errors'
@@ -23,6 +23,8 @@ export interface AgentLink {
   requestApproval(request: ApprovalRequest, signal?: AbortSignal): Promise<ApprovalOutcome>
   /** Tells the supervisor about a process group a tool started or saw end. */
   trackProcess(pgid: number, running: boolean): void
+  /** Sends an `mcp_call` and resolves with its `mcp_result` (an error result when `signal` aborts first). */
+  callMcp?(callId: string, server: string, tool: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<McpResult>
   /** The user's messages received since the last call, in the order sent (the loop delivers them at a step boundary). */
   takeSteers?(): SteerMessage[]
   /** The agent's background children and their envelopes (`task` with `background: true`). */
@@ -70,6 +72,7 @@ export class SupervisorLink implements AgentLink {
   readonly background = new BackgroundChildren()
   private readonly approvals = new Map<string, (outcome: ApprovalOutcome) => void>()
   private readonly merges = new Map<string, (result: MergeResult) => void>()
+  private readonly mcpCalls = new Map<string, (result: McpResult) => void>()
   private model: RemoteModel | null = null
   private steers: SteerMessage[] = []
   private wrapUp: WrapUpRequest | null = null
@@ -148,6 +151,22 @@ export class SupervisorLink implements AgentLink {
     })
   }
 
+  callMcp(callId: string, server: string, tool: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<McpResult> {
+    return new Promise((resolve) => {
+      const onAbort = (): void => {
+        this.mcpCalls.delete(callId)
+        resolve({ ok: false, error: 'the agent was stopped during the call' })
+      }
+      if (signal?.aborted) return onAbort()
+      signal?.addEventListener('abort', onAbort, { once: true })
+      this.mcpCalls.set(callId, (result) => {
+        signal?.removeEventListener('abort', onAbort)
+        resolve(result)
+      })
+      this.send({ type: 'mcp_call', call_id: callId, server, tool, arguments: args })
+    })
+  }
+
   /** The agent's model: its calls go through this link to the supervisor, which makes them. */
   remoteModel(kind: string, model: string): RemoteModel {
     this.model = new RemoteModel(kind, model, this.send)
@@ -201,6 +220,13 @@ export class SupervisorLink implements AgentLink {
           this.wrapUp = { wrap_up_id: message.wrap_up_id, requested_at: message.requested_at, steps_allowed: message.steps_allowed }
         }
         return
+      case 'mcp_result': {
+        const settle = this.mcpCalls.get(message.call_id)
+        if (!settle) return
+        this.mcpCalls.delete(message.call_id)
+        settle(message.result)
+        return
+      }
       case 'approval_result': {
         const settle = this.approvals.get(message.approval_id)
         if (!settle) return this.event('error', { message: `approval_result for unknown approval ${message.approval_id}` })

@@ -30,6 +30,11 @@ export const apiContract = {
   /** The app's open-trace dialog; only the desktop shell answers it. */
   chooseTraceFile: z.object({}).strict(),
   listProfiles: z.object({}).strict(),
+  /**
+   * The open project's MCP servers (`.mcp.json` and profiles' inline ones). With `start`, each is
+   * started (stdio ones in the OS sandbox, without network), its tools listed, and stopped again.
+   */
+  listMcpServers: z.object({ start: z.boolean().optional() }).strict(),
   /** The new-job form's starting values: the last settings used in this project. */
   getJobDefaults: z.object({}).strict(),
   startJob: z.discriminatedUnion('kind', [
@@ -330,6 +335,28 @@ export interface ProfileInfo {
   can_delegate: boolean
 }
 
+/** An MCP server as Settings shows it: never its env values or headers. */
+export interface McpServerInfo {
+  name: string
+  /** The file it is configured in, relative to the project. */
+  source: string
+  transport: 'stdio' | 'http'
+  /** The program (stdio) or the URL without user info or query (http). */
+  target: string
+  /** The profiles that list it. */
+  profiles: string[]
+  /** `configured`: not started for this list; `started`: its tools are listed; `failed`: `error` says why. */
+  status: 'configured' | 'started' | 'failed'
+  error?: string
+  tools?: Array<{ name: string; description: string }>
+}
+
+export interface McpServerList {
+  servers: McpServerInfo[]
+  /** What is wrong in `.mcp.json` or a profile's `mcpServers` (the profile errors name them too). */
+  errors: Array<{ file: string; field: string; message: string }>
+}
+
 export interface ProfileList {
   profiles: ProfileInfo[]
   errors: Array<{ file: string; field: string; message: string }>
@@ -405,6 +432,7 @@ export interface ApiOutputs {
   /** `job_id` is null when the user dismissed the dialog. */
   chooseTraceFile: { job_id: string | null }
   listProfiles: ProfileList
+  listMcpServers: McpServerList
   getJobDefaults: { job: NewJob }
   /** `waiting`: the ids of the root agent's pending approvals, by job (ids, so live events never count one twice). */
   listJobs: { jobs: Job[]; waiting: Record<string, string[]> }

@@ -95,6 +95,7 @@ function validRequests(ids: { project: string; jobId: string; agentId: string })
     chooseProjectFolder: [{}],
     chooseTraceFile: [{}],
     listProfiles: [{}],
+    listMcpServers: [{}, { start: false }],
     getJobDefaults: [{}],
     startJob: [
       { kind: 'demo', spawn_paused: true, auto_approve: false },

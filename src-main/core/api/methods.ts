@@ -10,6 +10,7 @@ export const apiMethods = [
   'chooseProjectFolder',
   'chooseTraceFile',
   'listProfiles',
+  'listMcpServers',
   'getJobDefaults',
   'listJobs',
   'startJob',

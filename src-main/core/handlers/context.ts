@@ -22,6 +22,8 @@ export interface EngineContext {
   /** The open project, if any. */
   project: ProjectInfo | null
   profilesFor(projectDir: string): LoadedProfiles
+  /** What a sandboxed command of the project must not read (Arbor's own data); none when absent. */
+  protectedPathsFor?(projectDir: string): string[]
 }
 
 export const providerSources = (context: EngineContext): ProviderSources => ({

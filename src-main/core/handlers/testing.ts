@@ -18,6 +18,8 @@ export interface HandlerEngineOptions {
   userDecidesSpawns?: boolean
   /** Agents' heartbeat interval and unresponsive threshold (EngineOptions.heartbeat), short in tests. */
   heartbeat?: { intervalMs?: number; unresponsiveAfterMs?: number }
+  /** How long an MCP tool call may take (EngineOptions.mcpCallTimeoutMs). */
+  mcpCallTimeoutMs?: number
   /** How long `waitFor` waits by default. */
   waitMs?: number
   /** Where the engine's close is queued (useCleanups' list): it is closed after the test. */
@@ -40,6 +42,7 @@ export function handlerEngine(options: HandlerEngineOptions) {
     ...(options.warmPool !== undefined ? { warmPool: options.warmPool } : {}),
     ...(options.userDecidesSpawns !== undefined ? { userDecidesSpawns: options.userDecidesSpawns } : {}),
     ...(options.heartbeat ? { heartbeat: options.heartbeat } : {}),
+    ...(options.mcpCallTimeoutMs !== undefined ? { mcpCallTimeoutMs: options.mcpCallTimeoutMs } : {}),
   })
   options.cleanups.push(() => engine.close())
   return { engine, dispatch: createDispatcher(engine.handlers), ...recordEvents(engine, options.waitMs ?? 20_000) }

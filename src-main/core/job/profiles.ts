@@ -1,4 +1,5 @@
 import { ArborError } from '../errors'
+import { isMcpName, mcpServerOf } from './mcp-names'
 
 /** A profile (agent type): what an agent may do and how much. product.md §2. */
 export interface Profile {
@@ -19,6 +20,10 @@ export interface Profile {
   read_only?: boolean
   /** `worktree`: an agent of this profile works in its own git worktree on its own branch (worktrees/worktrees.ts). Absent: in its parent's folder. */
   isolation?: 'worktree'
+  /** The MCP servers its agents may use, by name (`.mcp.json`, or inline in its file); their tools are `mcp__<server>__<tool>`. */
+  mcp_servers?: string[]
+  /** MCP tools its agents call without approval: `mcp__srv__tool`, or `mcp__srv` / `mcp__srv__*` for all of a server's. */
+  mcp_trusted?: string[]
 }
 
 /** Every tool name of product.md §2; a profile may list only these. */
@@ -105,7 +110,15 @@ export function profileProblems(profile: Profile): ProfileProblem[] {
   }
   if (profile.description.trim() === '') problem('description', 'must not be empty')
   if (profile.system_prompt.trim() === '') problem('system_prompt', 'must not be empty')
-  const unknown = profile.tools.filter((tool) => !(knownTools as readonly string[]).includes(tool))
+  const servers = profile.mcp_servers ?? []
+  const unknown = profile.tools.filter((tool) => !(knownTools as readonly string[]).includes(tool) && !isMcpName(tool))
+  const mcpOutside = (names: readonly string[]) => names.filter((name) => !servers.includes(mcpServerOf(name) ?? ''))
+  const strayMcp = mcpOutside(profile.tools.filter(isMcpName))
+  if (strayMcp.length > 0) problem('tools', `names MCP tool ${list(strayMcp)} of a server the profile does not list in mcpServers`)
+  const trusted = profile.mcp_trusted ?? []
+  const badTrusted = [...trusted.filter((name) => !isMcpName(name)), ...mcpOutside(trusted.filter(isMcpName))]
+  if (badTrusted.length > 0)
+    problem('mcpTrusted', `${list(badTrusted)}: only MCP tools of the profile's own servers (mcp__<server>__<tool>) can be trusted`)
   if (unknown.length > 0) problem('tools', `unknown tool ${list(unknown)}; known tools: ${knownTools.join(', ')}`)
   if (profile.tools.includes('task') && !profile.can_delegate) {
     problem('tools', 'lists "task" but the profile may not delegate (set can_delegate: true, or remove task)')

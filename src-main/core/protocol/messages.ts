@@ -19,6 +19,8 @@ export const profileSchema = z.object({
   result_contract: z.enum(['text', 'explore']),
   can_delegate: z.boolean(),
   isolation: z.literal('worktree').optional(),
+  mcp_servers: z.array(z.string()).optional(),
+  mcp_trusted: z.array(z.string()).optional(),
 })
 
 /** Provider-neutral history messages and tools (providers/types.ts), as they cross the pipe. */
@@ -95,8 +97,26 @@ export const agentInitSchema = z.object({
       protected_paths: z.array(z.string()),
     })
     .optional(),
+  /**
+   * The MCP tools this agent may call (its profile's servers' tools its allowlist lets through),
+   * as their servers list them; each call is an `mcp_call` the supervisor makes. `trusted` ones
+   * run without approval.
+   */
+  mcp_tools: z
+    .array(
+      z.object({
+        name: z.string(),
+        server: z.string(),
+        tool: z.string(),
+        description: z.string(),
+        input_schema: z.record(z.string(), z.unknown()),
+        trusted: z.boolean(),
+      }),
+    )
+    .optional(),
 })
 export type AgentInit = z.infer<typeof agentInitSchema>
+export type McpToolInit = NonNullable<AgentInit['mcp_tools']>[number]
 export type SandboxPolicy = NonNullable<AgentInit['sandbox']>
 
 export const taskRequestSchema = z.object({
@@ -163,6 +183,14 @@ export const toSupervisorSchema = z.discriminatedUnion('type', [
    * A process group the agent started (a `bash` command) or saw end: the supervisor ends every
    * group still running when the agent ends, however it ends.
    */
+  /** A call of an MCP tool (`mcp__server__tool`), made by the supervisor; answered by an `mcp_result`. */
+  z.object({
+    type: z.literal('mcp_call'),
+    call_id: z.string(),
+    server: z.string(),
+    tool: z.string(),
+    arguments: z.record(z.string(), z.unknown()),
+  }),
   z.object({ type: z.literal('process'), pgid: z.number().int().positive(), running: z.boolean() }),
   /**
    * How the agent ended, and nothing it counted: the supervisor keeps the one account of an agent's
@@ -239,6 +267,15 @@ export const toAgentSchema = z.discriminatedUnion('type', [
   }),
   /** What a `merge_branch` did: merged (the files), a conflict (nothing applied), or why it could not. */
   z.object({ type: z.literal('merge_result'), call_id: z.string(), result: mergeResultSchema }),
+  /** What an `mcp_call` gave: the tool's text (`is_error`: the tool said it failed), or why there is none. */
+  z.object({
+    type: z.literal('mcp_result'),
+    call_id: z.string(),
+    result: z.discriminatedUnion('ok', [
+      z.object({ ok: z.literal(true), output: z.string(), is_error: z.boolean() }),
+      z.object({ ok: z.literal(false), error: z.string() }),
+    ]),
+  }),
   /** A background child ended (or its spawn was cancelled): its envelope, sent once. */
   z.object({ type: z.literal('background_end'), agent_id: z.string(), envelope: envelopeSchema }),
   /**
@@ -260,3 +297,4 @@ export const toAgentSchema = z.discriminatedUnion('type', [
   }),
 ])
 export type ToAgent = z.infer<typeof toAgentSchema>
+export type McpResult = Extract<ToAgent, { type: 'mcp_result' }>['result']

@@ -1,4 +1,5 @@
 import type { ProjectInstructions } from '../job/project-instructions'
+import type { McpServerSpec } from '../job/mcp-config'
 import type { Profile } from '../job/profiles'
 import type { PriceTable } from '../providers/pricing'
 import type { AgentStatus, Envelope, EventData, NewTraceEvent, TerminalReason } from '../trace/events'
@@ -57,6 +58,8 @@ export interface JobRuntime {
   settings: JobSettings
   context: JobContext
   profiles: Record<string, Profile>
+  /** The MCP servers its profiles may use (`.mcp.json`, profiles' inline ones), with their secrets; absent: none. */
+  mcpServers?: Record<string, McpServerSpec>
   /** How a subagent's risky command is decided (the root's always waits for the user). */
   subagentApprovals: SubagentApprovals
   /** Commands the user approved for the whole job: the same command again, from any agent, runs without asking. */

@@ -49,6 +49,7 @@ import type { HoldingLimit } from './spawn-policy'
 import { SpawnEditRefused, Spawns } from './spawns'
 import { TraceEmitter } from './trace-emitter'
 import { AgentWaits } from './waits'
+import { defaultMcpCallTimeoutMs, McpServers } from './mcp-servers'
 
 export interface SupervisorOptions {
   sink: TraceSink
@@ -82,6 +83,8 @@ export interface SupervisorOptions {
   heartbeat?: { intervalMs?: number; unresponsiveAfterMs?: number }
   /** Model calls in flight at once per API endpoint (Settings, `arbor run --max-model-calls`); read at each call. Default 8. */
   maxModelCalls?: () => number
+  /** How long an MCP tools/call (or a server's start) may take; MCP_TOOL_TIMEOUT or 60 s by default. Short in tests. */
+  mcpCallTimeoutMs?: number
 }
 
 export interface StartJobOptions {
@@ -124,11 +127,13 @@ export class Supervisor {
   private readonly waits: AgentWaits
   private readonly health: AgentHealth
   private readonly budgets: BudgetPauses
+  private readonly mcp: McpServers
 
   constructor(private readonly options: SupervisorOptions) {
     this.now = options.now ?? (() => new Date())
     this.newId = options.newId ?? defaultNewId
     this.trace = new TraceEmitter(options.sink, this.now)
+    this.mcp = new McpServers(this.trace, options.mcpCallTimeoutMs ?? defaultMcpCallTimeoutMs(options.env ?? process.env))
     this.waits = new AgentWaits({ trace: this.trace, clock: (agent, waiting) => this.userWait(agent, waiting), now: () => Date.now() })
     this.health = new AgentHealth({
       trace: this.trace,
@@ -252,6 +257,7 @@ export class Supervisor {
       subagentApprovals: options.subagentApprovals ?? (options.autoApprove ? 'approve' : 'deny'),
       paused: options.spawnPaused ?? false,
     })
+    if (options.loadedProfiles?.mcpServers) job.mcpServers = options.loadedProfiles.mcpServers
     this.jobs.set(job.id, job)
     // The user's own words go where an agent's do, redacted as theirs are: a key pasted into the
     // task, a base URL's password or `?key=`. The job itself connects with its settings as given.
@@ -563,6 +569,7 @@ export class Supervisor {
     }
     const exits = [...this.agents.values()].filter((agent) => agent.process).map((agent) => agent.exited)
     await Promise.all(exits)
+    await this.mcp.shutdown()
   }
 
   // --- starting agents --------------------------------------------------------------------
@@ -590,7 +597,27 @@ export class Supervisor {
       agent.clock = new WallClock(timeoutMs, () => this.stop(agent, 'failed', 'timeout'))
       agent.clock.resume()
     }
-    this.processes.start(agent, () => ({ ...agentInit(agent, firstMessage, resume), heartbeat_ms: this.health.intervalMs }))
+    const start = (mcpTools: AgentInit['mcp_tools']): void =>
+      this.processes.start(agent, () => ({
+        ...agentInit(agent, firstMessage, resume),
+        heartbeat_ms: this.health.intervalMs,
+        ...(mcpTools && mcpTools.length > 0 ? { mcp_tools: mcpTools } : {}),
+      }))
+    if (!agent.profile.mcp_servers?.length) return start(undefined)
+    // Its MCP servers start (or are already running for the job) before its process does: it is offered their tools.
+    void this.mcp.toolsFor(agent).then(
+      (tools) => {
+        if (!agent.ended && !agent.stopping) start(tools)
+      },
+      () => {
+        if (!agent.ended && !agent.stopping) start(undefined)
+      },
+    )
+  }
+
+  /** The process ids of a job's running MCP stdio servers (tests: gone after the job). */
+  mcpServerPids(jobId: string): Promise<number[]> {
+    return this.mcp.pids(jobId)
   }
 
   private recordStart(agent: AgentRuntime): void {
@@ -637,6 +664,11 @@ export class Supervisor {
         return
       case 'approval':
         this.approvals.request(agent, message.approval_id, message.tool, message.command, message.reason)
+        return
+      case 'mcp_call':
+        void this.mcp.call(agent, message).then((result) => {
+          if (!agent.ended) this.send(agent, { type: 'mcp_result', call_id: message.call_id, result })
+        })
         return
       case 'done':
         this.onAgentDone(agent, message.outcome)
@@ -830,6 +862,7 @@ export class Supervisor {
     const { usage, cost } = jobUsage(job)
     const reason = job.rootReason ?? undefined
     this.trace.job(job, 'job.end', { status, ...(reason ? { reason } : {}), usage, cost_usd: cost })
+    void this.mcp.endJob(job)
     for (const listener of this.jobEndListeners) listener(job.id)
   }
 

@@ -7,6 +7,7 @@ import { ProviderCard } from './ProviderCard'
 import { ModelCallsCard } from './ModelCallsCard'
 import { keyStorageText } from './settings-model'
 import { TraceExportSection } from './TraceExportSection'
+import { McpServersSection } from './McpServersSection'
 
 /** The settings page: renders nothing while closed (store: settingsOpen). */
 export function SettingsPage() {
@@ -18,6 +19,7 @@ const sections = [
   { id: 'providers', title: 'Providers' },
   { id: 'prices', title: 'Prices' },
   { id: 'trace-export', title: 'Trace export' },
+  { id: 'mcp', title: 'MCP servers' },
 ] as const
 type SectionId = (typeof sections)[number]['id']
 
@@ -208,6 +210,19 @@ function SettingsBody() {
                     </p>
                   </div>
                   <TraceExportSection />
+                </section>
+                <section className="settings-section" id="settings-mcp" aria-labelledby="settings-mcp-title">
+                  <div className="settings-section__head">
+                    <h2 className="settings-section__title" id="settings-mcp-title">
+                      MCP servers
+                    </h2>
+                    <p className="settings-section__description">
+                      The open project&apos;s MCP servers (<code>.mcp.json</code>, and profiles&apos; <code>mcpServers</code>). Their tools
+                      are <code>mcp__server__tool</code> to a profile that lists the server; every call asks for approval unless the profile
+                      trusts it. Env values and headers are never shown.
+                    </p>
+                  </div>
+                  <McpServersSection />
                 </section>
               </>
             )}

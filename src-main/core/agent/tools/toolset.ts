@@ -51,7 +51,7 @@ export class Toolset {
     return this.allowed.map((tool) => ({
       name: tool.name,
       description: this.extraDescriptions[tool.name] ? `${tool.description}\n\n${this.extraDescriptions[tool.name]}` : tool.description,
-      parameters: toJsonSchema(tool.parameters),
+      parameters: tool.inputSchema ?? toJsonSchema(tool.parameters),
     }))
   }
 

@@ -1,5 +1,5 @@
 import type { z } from 'zod'
-import type { MergeResult, SandboxPolicy, TaskRequest, ToAgent } from '../../protocol/messages'
+import type { McpResult, MergeResult, SandboxPolicy, TaskRequest, ToAgent } from '../../protocol/messages'
 import type { Envelope } from '../../trace/events'
 import { ArborError } from '../../errors'
 import type { ChangeTracker } from '../changes/change-tracker'
@@ -83,6 +83,8 @@ export interface ToolContext {
   recordChange?(change: FileChange): void
   /** Finds the files a command changed (`bash`), one command at a time per agent. */
   changes?: ChangeTracker
+  /** Asks the supervisor to call an MCP server's tool and waits for its result (the `mcp__*` tools). */
+  callMcp?(server: string, tool: string, args: Record<string, unknown>): Promise<McpResult>
 }
 
 /**
@@ -103,6 +105,8 @@ export interface Tool<Parameters extends z.ZodType = z.ZodType> {
   name: string
   description: string
   parameters: Parameters
+  /** The JSON Schema the model sees when it is not `parameters`' (an MCP tool's, as its server gave it). */
+  inputSchema?: Record<string, unknown>
   execute(args: z.output<Parameters>, context: ToolContext): Promise<string | CutOutput>
 }
 

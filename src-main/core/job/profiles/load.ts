@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import { builtinProfiles, validateProfile, type Profile } from '../profiles'
 import { readProfileFile } from './profile-file'
 import type { ProfileSource } from './tool-names'
+import { mcpConfigFile, readMcpJson, type McpServerSpec } from '../mcp-config'
 
 /** A profile file that did not load; `file` is relative to the project. */
 export interface ProfileLoadError {
@@ -22,6 +23,11 @@ export interface LoadedProfiles {
   profiles: Record<string, Profile>
   errors: ProfileLoadError[]
   warnings: ProfileLoadWarning[]
+  /**
+   * The MCP servers the profiles may use, by name: the project's `.mcp.json` and the profiles'
+   * inline ones (with their secrets: the supervisor's only). Absent: none.
+   */
+  mcpServers?: Record<string, McpServerSpec>
 }
 
 /** Where user profiles live, in load order: a later directory's profile replaces an earlier one's of the same name. */
@@ -35,12 +41,20 @@ export const profileDirectories: { dir: string; source: ProfileSource }[] = [
  * (Claude Code's format), then `<project>/.arbor/agents/*.md`. A broken file is reported with its
  * file and field and skipped; the others still load. Never throws for a user file.
  */
-export function loadProfiles(projectDir: string, builtins: Record<string, Profile> = builtinProfiles): LoadedProfiles {
+export function loadProfiles(
+  projectDir: string,
+  builtins: Record<string, Profile> = builtinProfiles,
+  env: NodeJS.ProcessEnv = process.env,
+): LoadedProfiles {
   const profiles: Record<string, Profile> = {}
   for (const [name, profile] of Object.entries(builtins)) profiles[name] = validateProfile(profile)
   const origin = new Map<string, { file: string; dir: string }>()
   const errors: ProfileLoadError[] = []
   const warnings: ProfileLoadWarning[] = []
+  const mcpJson = readMcpJson(projectDir, env)
+  errors.push(...mcpJson.problems)
+  const mcpServers: Record<string, McpServerSpec> = { ...mcpJson.servers }
+  const inlineOrigin = new Map<string, string>()
 
   for (const { dir, source } of profileDirectories) {
     for (const name of markdownFiles(join(projectDir, dir), dir, errors)) {
@@ -57,6 +71,7 @@ export function loadProfiles(projectDir: string, builtins: Record<string, Profil
       for (const problem of read.errors) errors.push({ file, ...problem })
       if (!read.profile) continue
       const profile = read.profile
+      if (!addMcpServers(profile, read.mcpInline ?? {}, file, { mcpServers, inlineOrigin, errors, warnings })) continue
       const earlier = origin.get(profile.name)
       if (earlier?.dir === dir) {
         errors.push({ file, field: 'name', message: `profile "${profile.name}" is already defined in ${earlier.file}` })
@@ -71,7 +86,50 @@ export function loadProfiles(projectDir: string, builtins: Record<string, Profil
       origin.set(profile.name, { file, dir })
     }
   }
-  return { profiles, errors, warnings }
+  return { profiles, errors, warnings, ...(Object.keys(mcpServers).length > 0 ? { mcpServers } : {}) }
+}
+
+/**
+ * A profile's MCP servers: its inline ones join the job's (replacing `.mcp.json`'s of the same
+ * name, with a warning); a name defined nowhere is an error for the profile, which does not load.
+ */
+function addMcpServers(
+  profile: Profile,
+  inline: Record<string, McpServerSpec>,
+  file: string,
+  into: {
+    mcpServers: Record<string, McpServerSpec>
+    inlineOrigin: Map<string, string>
+    errors: ProfileLoadError[]
+    warnings: ProfileLoadWarning[]
+  },
+): boolean {
+  for (const [name, spec] of Object.entries(inline)) {
+    const earlier = into.inlineOrigin.get(name)
+    if (earlier !== undefined && JSON.stringify(into.mcpServers[name]?.config) !== JSON.stringify(spec.config)) {
+      into.errors.push({ file, field: `mcpServers.${name}`, message: `MCP server "${name}" is already defined differently in ${earlier}` })
+      return false
+    }
+  }
+  const unknown = (profile.mcp_servers ?? []).filter((name) => !inline[name] && !into.mcpServers[name])
+  if (unknown.length > 0) {
+    const known = Object.keys(into.mcpServers)
+    const where = known.length > 0 ? `${mcpConfigFile} defines ${known.join(', ')}` : `there is no such server in ${mcpConfigFile}`
+    into.errors.push({
+      file,
+      field: 'mcpServers',
+      message: `unknown MCP server ${unknown.map((name) => `"${name}"`).join(', ')}; ${where}`,
+    })
+    return false
+  }
+  for (const [name, spec] of Object.entries(inline)) {
+    if (into.mcpServers[name] && !into.inlineOrigin.has(name)) {
+      into.warnings.push({ file, message: `MCP server "${name}" replaces the one in ${mcpConfigFile}` })
+    }
+    into.mcpServers[name] = { ...spec, source: file }
+    into.inlineOrigin.set(name, file)
+  }
+  return true
 }
 
 /** The `*.md` files of a directory, sorted; none when it does not exist. */

@@ -10,6 +10,8 @@ import {
 } from '../profiles'
 import { parseFrontMatter } from './front-matter'
 import { mapToolNames, type ProfileSource } from './tool-names'
+import { readServer, type McpServerSpec } from '../mcp-config'
+import { isMcpName, mcpPrefix, mcpServerOf } from '../mcp-names'
 
 /** One profile file read: the profile when it may load, and what was wrong or ignored. */
 export interface ProfileFile {
@@ -17,6 +19,8 @@ export interface ProfileFile {
   /** Each with the front matter field at fault (`front matter` for the file as a whole, `body` for the prompt). */
   errors: ProfileProblem[]
   warnings: string[]
+  /** The MCP servers its front matter defines inline (`mcpServers: [{name: {...}}]`), by name; `source` is set by the loader. */
+  mcpInline?: Record<string, McpServerSpec>
 }
 
 const required = (what: string) => ({
@@ -37,6 +41,12 @@ const frontMatterSchema = z.object({
   can_delegate: z.boolean(required('true or false')).optional(),
   read_only: z.boolean(required('true or false')).optional(),
   isolation: z.enum(['worktree'], { error: 'must be worktree (or left out)' }).optional(),
+  mcpServers: z
+    .union([z.array(z.union([z.string(), z.record(z.string(), z.unknown())])), z.record(z.string(), z.unknown())], {
+      error: 'must be a list of server names (from .mcp.json) and/or {name: {command, args, env} | {type: http, url, headers}}',
+    })
+    .optional(),
+  mcpTrusted: z.array(z.string(), { error: 'must be a list of MCP tool names (mcp__<server>__<tool>)' }).optional(),
 })
 type Fields = z.infer<typeof frontMatterSchema>
 const fieldNames = Object.keys(frontMatterSchema.shape)
@@ -71,9 +81,14 @@ export function readProfileFile(text: string, source: ProfileSource): ProfileFil
   }
   if (frontMatter.body === '') errors.push({ field: 'body', message: 'the system prompt (the Markdown after the front matter) is empty' })
 
-  let tools = defaultTools(fields)
+  const mcp = mcpServersOf(fields, errors)
+  let tools = [...defaultTools(fields), ...mcp.names.map((name) => `${mcpPrefix}${name}`)]
   if (fields.tools !== undefined && fields.tools !== null) {
     const mapped = mapToolNames(fields.tools)
+    // Claude Code's agents may name MCP tools of the session's servers; here only the profile's own servers count.
+    const foreignMcp = (tool: string) => source === 'claude' && isMcpName(tool) && !mcp.names.includes(mcpServerOf(tool) ?? '')
+    mapped.unknown.push(...mapped.tools.filter(foreignMcp))
+    mapped.tools = mapped.tools.filter((tool) => !foreignMcp(tool))
     tools = mapped.tools
     if (mapped.unknown.length > 0 && source === 'claude') {
       warnings.push(`tool ${quoted(mapped.unknown)} has no Arbor equivalent and is ignored`)
@@ -97,6 +112,8 @@ export function readProfileFile(text: string, source: ProfileSource): ProfileFil
     can_delegate: fields.can_delegate ?? false,
     ...(fields.read_only === undefined ? {} : { read_only: fields.read_only }),
     ...(fields.isolation === undefined ? {} : { isolation: fields.isolation }),
+    ...(mcp.names.length > 0 ? { mcp_servers: mcp.names } : {}),
+    ...(fields.mcpTrusted ? { mcp_trusted: fields.mcpTrusted } : {}),
   }
   for (const problem of profileProblems(profile)) {
     const field = fileField[problem.field] ?? problem.field
@@ -104,7 +121,32 @@ export function readProfileFile(text: string, source: ProfileSource): ProfileFil
     if (!errors.some((known) => known.field === field)) errors.push({ field, message: problem.message })
   }
   if (errors.length > 0) return { errors, warnings }
-  return { profile: validateProfile(profile), errors, warnings }
+  return { profile: validateProfile(profile), errors, warnings, ...(Object.keys(mcp.inline).length > 0 ? { mcpInline: mcp.inline } : {}) }
+}
+
+/**
+ * The servers a front matter's `mcpServers` names (Claude Code's agent-file field): a name refers
+ * to the project's `.mcp.json` (checked by the loader), `{name: {...}}` defines the server inline.
+ */
+function mcpServersOf(fields: Fields, errors: ProfileProblem[]): { names: string[]; inline: Record<string, McpServerSpec> } {
+  const names: string[] = []
+  const inline: Record<string, McpServerSpec> = {}
+  const entries = fields.mcpServers === undefined ? [] : Array.isArray(fields.mcpServers) ? fields.mcpServers : [fields.mcpServers]
+  for (const entry of entries) {
+    const defined = typeof entry === 'string' ? { [entry]: undefined } : entry
+    for (const [name, raw] of Object.entries(defined)) {
+      if (raw !== undefined) {
+        const read = readServer(name, raw, 'profile', process.env)
+        if ('problem' in read) {
+          errors.push({ field: read.problem.field, message: read.problem.message })
+          continue
+        }
+        inline[name] = read.spec
+      }
+      if (!names.includes(name)) names.push(name)
+    }
+  }
+  return { names, inline }
 }
 
 /** Without a `tools` field: read-only tools for a read-only profile, otherwise all (task only if it may delegate). */

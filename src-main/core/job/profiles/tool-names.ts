@@ -1,4 +1,5 @@
 import { knownTools } from '../profiles'
+import { isMcpName } from '../mcp-names'
 
 /** Claude Code's tool names and ours (product.md §2). */
 export const claudeToolNames: Record<string, string> = {
@@ -31,7 +32,7 @@ export function mapToolNames(value: string | string[]): MappedTools {
   const tools: string[] = []
   const unknown: string[] = []
   for (const name of names) {
-    const ours = (knownTools as readonly string[]).includes(name) ? name : claudeToolNames[name]
+    const ours = (knownTools as readonly string[]).includes(name) || isMcpName(name) ? name : claudeToolNames[name]
     if (ours === undefined) unknown.push(name)
     else if (!tools.includes(ours)) tools.push(ours)
   }
