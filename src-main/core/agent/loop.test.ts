@@ -172,7 +172,7 @@ describe('runAgent with the scripted provider', () => {
     expect(supervisor.sent.some((message) => message.type === 'spawn')).toBe(false)
   })
 
-  it('offers the model only the allowlisted, implemented tools plus attempt_completion (and await_tasks with task)', async () => {
+  it('offers the model only the allowlisted, implemented tools plus attempt_completion (and await_tasks and merge_branch with task)', async () => {
     const offered: string[][] = []
     const provider: Provider = {
       kind: 'spy',
@@ -192,7 +192,7 @@ describe('runAgent with the scripted provider', () => {
     await runScripted(makeInit(project, [], { name: 'general' }), { provider })
     expect(offered).toEqual([
       ['read_file', 'attempt_completion'],
-      ['read_file', 'list_files', 'search', 'write_file', 'edit_file', 'bash', 'task', 'await_tasks', 'attempt_completion'],
+      ['read_file', 'list_files', 'search', 'write_file', 'edit_file', 'bash', 'task', 'await_tasks', 'merge_branch', 'attempt_completion'],
     ])
   })
 

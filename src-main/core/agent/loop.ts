@@ -137,7 +137,8 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentOutcome> 
           sandbox: init.sandbox,
           trackProcess: (pgid, running) => link.trackProcess(pgid, running),
           recordChange: (change) => {
-            if (call.name !== 'bash') changes.noteWrite(change)
+            // bash and MCP calls report through the tracker itself; a write tool's version is told to it.
+            if (call.name !== 'bash' && !call.name.startsWith('mcp__')) changes.noteWrite(change)
             const { data, contents } = fileChangeEvent(change, call.id, call.name)
             link.event('file.change', data, contents)
           },

@@ -272,6 +272,12 @@ describe('MCP servers in Settings and in the sandbox', () => {
     await rig.engine.waitForJob((started.value as { job_id: string }).job_id)
     expect(results[0]).toContain(`wrote ${path.join(dir, 'inside.txt')}`)
     expect(readFileSync(path.join(dir, 'inside.txt'), 'utf8')).toBe('touched\n')
+    // What the server wrote is the MCP call's change, found as a bash command's are.
+    const touch = rig.events.find((event) => event.type === 'tool.call' && event.data.name === 'mcp__tools__touch')
+    const changes = rig.events.filter((event) => event.type === 'file.change').map((event) => event.data)
+    expect(changes).toEqual([
+      expect.objectContaining({ path: 'inside.txt', kind: 'created', tool: 'mcp__tools__touch', by_tool_call: touch?.data.call_id }),
+    ])
     expect(results[1]).toMatch(/^Error: mcp__tools__touch returned an error: cannot write .*outside\.txt: (EROFS|EACCES|EPERM|ENOENT)/)
     // (Outside the project, /tmp is the sandbox's private one: the folder is not even there.)
     expect(existsSync(path.join(outside, 'outside.txt'))).toBe(false)

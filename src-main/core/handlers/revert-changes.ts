@@ -48,7 +48,10 @@ export function revertChanges(db: SqliteDatabase, writer: TraceLog, job: Job, ag
       message: `${node.label} (${node.id}) is still ${node.status}; stop it or wait for it to end`,
     })
   }
-  const changes = jobFileChanges(db, job.id)
+  const inWorktrees = worktreeBlocks(db, job, agents, held)
+  blocks.push(...inWorktrees)
+  // A worktree's paths are not the project's: its changes are not compared with the project's at all.
+  const changes = inWorktrees.length > 0 ? [] : jobFileChanges(db, job.id)
   const folds = foldChanges(changes.filter((event) => event.agent_id !== null && held.has(event.agent_id))).filter(
     (fold) => netKind(fold) !== 'unchanged',
   )
@@ -93,6 +96,36 @@ export function revertChanges(db: SqliteDatabase, writer: TraceLog, job: Job, ag
   }
   writer.flush()
   return { reverted: true, files: steps.map((step) => step.fold.original_path) }
+}
+
+/**
+ * An agent that works in a git worktree (an isolated child, or an agent under one) changed the
+ * worktree's files, not the project's: its paths are the worktree's. Revert does not reach into a
+ * worktree; its branch is kept or dropped with Merge / Discard instead.
+ */
+function worktreeBlocks(db: SqliteDatabase, job: Job, agents: AgentNode[], held: Set<string>): RevertBlock[] {
+  const isolated = new Set(
+    (
+      db.prepare(`SELECT DISTINCT agent_id FROM events WHERE job_id = ? AND type = 'worktree' AND agent_id IS NOT NULL`).all(job.id) as {
+        agent_id: string
+      }[]
+    ).map((row) => row.agent_id),
+  )
+  if (isolated.size === 0) return []
+  const parents = new Map(agents.map((node) => [node.id, node.parent_id]))
+  const inWorktree = (id: string): boolean => {
+    for (let at: string | null | undefined = id; at; at = parents.get(at)) if (isolated.has(at)) return true
+    return false
+  }
+  return agents
+    .filter((node) => held.has(node.id) && inWorktree(node.id))
+    .map((node) => ({
+      path: '',
+      reason: 'worktree' as const,
+      agent_id: node.id,
+      label: node.label,
+      message: `${node.label} (${node.id}) works in its own git worktree; use Merge or Discard on its branch instead`,
+    }))
 }
 
 const place = (job: Job, agent: AgentNode) => ({

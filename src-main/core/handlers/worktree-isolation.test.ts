@@ -190,6 +190,10 @@ describe('worktree isolation', () => {
     const merge = await rig.dispatch('mergeBranch', { agent_id: second })
     expect(merge).toMatchObject({ ok: true, value: { merged: false, branch: branchOf(second), conflicts: [{ path: 'shared.txt' }] } })
     expect(treeBytes(project)).toEqual(before)
+    // Revert does not reach into a worktree: its paths are the worktree's, not the project's.
+    const revert = await rig.dispatch('revertChanges', { agent_id: second })
+    expect(revert).toMatchObject({ ok: true, value: { reverted: false, blocks: [{ reason: 'worktree', agent_id: second }] } })
+    expect(treeBytes(project)).toEqual(before)
 
     // Discard removes the worktree and keeps the branch.
     expect(await rig.dispatch('discardBranch', { agent_id: second })).toEqual({

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { fileContentHash } from '../store/file-contents'
 import type { EventData } from '../trace/events'
 import { fileContentCapBytes } from '../trace/file-changes'
-import { admitFileContents } from './file-change-intake'
+import { admitFileContents, JobFileChanges } from './file-change-intake'
 
 const before = Buffer.from('old\n')
 const after = Buffer.from([0, 200, 13, 10])
@@ -37,5 +37,36 @@ describe('admitFileContents', () => {
     const large = { ...data, bytes_after: big.byteLength, hash_after: fileContentHash(big) }
     expect(admitFileContents(large, [b64(before), b64(big)]).data.content_stored).toBe(false)
     expect(admitFileContents({ ...data, hash_before: null }, [b64(after)]).data.content_stored).toBe(false)
+  })
+})
+
+describe('JobFileChanges', () => {
+  const change = (over: Partial<EventData<'file.change'>>): EventData<'file.change'> => ({
+    ...data,
+    hash_before: 'h1',
+    hash_after: 'h2',
+    ...over,
+  })
+
+  it("drops a bash change that is another agent's write seen again, from the same version to the same version", () => {
+    const job = new JobFileChanges()
+    expect(job.admit('editor', change({ tool: 'edit_file' }))).toBe(true)
+    expect(job.admit('basher', change({ tool: 'bash' }))).toBe(false)
+  })
+
+  it("keeps a bash change that went on past the other agent's write, the agent's own, and one of another file", () => {
+    const job = new JobFileChanges()
+    expect(job.admit('editor', change({ tool: 'write_file' }))).toBe(true)
+    expect(job.admit('basher', change({ tool: 'bash', hash_after: 'h3' }))).toBe(true)
+    expect(job.admit('basher', change({ tool: 'bash', path: 'other.txt' }))).toBe(true)
+    const own = new JobFileChanges()
+    expect(own.admit('basher', change({ tool: 'bash' }))).toBe(true)
+    expect(own.admit('basher', change({ tool: 'bash' }))).toBe(true)
+  })
+
+  it('never drops a write_file or edit_file change', () => {
+    const job = new JobFileChanges()
+    expect(job.admit('a', change({ tool: 'bash' }))).toBe(true)
+    expect(job.admit('b', change({ tool: 'edit_file' }))).toBe(true)
   })
 })

@@ -28,3 +28,32 @@ export function admitFileContents(
     contents: stored ? [...contents.values()] : [],
   }
 }
+
+/**
+ * A job's last recorded change of each path, to drop `bash` changes that are another agent's
+ * echo. A command's before/after snapshot sees every write made in the folder while it ran; a
+ * `write_file` or `edit_file` of another agent meanwhile is recorded by that agent first (it is
+ * sent as it writes), so a `bash` change of the same path from the same version to the same
+ * version is that write seen again, not the command's. A command that changed the file after the
+ * other write ends at another version and is kept. Two agents' commands writing one file at once
+ * are still not told apart (docs/trace-format.md).
+ */
+export class JobFileChanges {
+  private readonly last = new Map<string, { agent_id: string; hash_before: string | null; hash_after: string | null }>()
+
+  /** Whether `data` is to be recorded for `agentId`; remembers it when it is. */
+  admit(agentId: string, data: EventData<'file.change'>): boolean {
+    const earlier = this.last.get(data.path)
+    const echo =
+      data.tool === 'bash' &&
+      data.kind !== 'renamed' &&
+      earlier !== undefined &&
+      earlier.agent_id !== agentId &&
+      earlier.hash_before === data.hash_before &&
+      earlier.hash_after === data.hash_after
+    if (echo) return false
+    this.last.set(data.path, { agent_id: agentId, hash_before: data.hash_before, hash_after: data.hash_after })
+    if (data.from_path !== undefined) this.last.delete(data.from_path)
+    return true
+  }
+}

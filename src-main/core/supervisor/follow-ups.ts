@@ -192,6 +192,7 @@ export class FollowUps {
       context,
       redactor: jobRedactor(context, this.options.env),
       profiles: loadedProfiles?.profiles ?? builtinProfiles,
+      ...(loadedProfiles?.mcpServers ? { mcpServers: loadedProfiles.mcpServers } : {}),
     })
     this.options.jobs.set(job.id, job)
     for (const agent of job.agents.values()) this.options.agents.set(agent.id, agent)

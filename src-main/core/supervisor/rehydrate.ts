@@ -1,4 +1,5 @@
 import type { Profile } from '../job/profiles'
+import type { McpServerSpec } from '../job/mcp-config'
 import type { Redactor } from '../secrets/redact'
 import { isFinishedStatus, type TraceEvent } from '../trace/events'
 import { subagentApprovalsOf, type AgentNode, type Job } from '../trace/model'
@@ -41,7 +42,7 @@ export interface ResumeSource {
  */
 export function rehydrateJob(
   stored: { job: Job; agents: AgentNode[] },
-  fields: { context: JobContext; redactor: Redactor; profiles: Record<string, Profile> },
+  fields: { context: JobContext; redactor: Redactor; profiles: Record<string, Profile>; mcpServers?: Record<string, McpServerSpec> },
 ): JobRuntime {
   const { job: row, agents } = stored
   const job = newJobRuntime({
@@ -54,6 +55,7 @@ export function rehydrateJob(
     paused: row.spawn_paused,
     redactor: fields.redactor,
   })
+  if (fields.mcpServers) job.mcpServers = fields.mcpServers
   job.active = false
   job.ended = true
   const fallback = fields.profiles[row.settings.profile] ?? Object.values(fields.profiles)[0]

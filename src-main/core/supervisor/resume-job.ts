@@ -44,6 +44,7 @@ export class JobResumes {
       context,
       redactor: jobRedactor(context, this.options.env),
       profiles: loadedProfiles?.profiles ?? builtinProfiles,
+      ...(loadedProfiles?.mcpServers ? { mcpServers: loadedProfiles.mcpServers } : {}),
     })
     // A job that pauses at its cap resumes paused (its agents wait at their next call for a raise); one that stops would stop at once.
     if (onBudgetOf(job) === 'stop' && jobSpend(job).share >= 1) {

@@ -13,7 +13,7 @@ import type { SubagentApprovals } from '../trace/statuses'
 import { controlValueOfApprovalMode } from '../trace/projection'
 import { addCost, addUsage } from '../trace/usage'
 import { parseAgentEvent } from './agent-events'
-import { admitFileContents } from './file-change-intake'
+import { admitFileContents, JobFileChanges } from './file-change-intake'
 import { agentInit, modelFor, projectInstructionsData, providerConfig } from './agent-init'
 import { AgentProcesses, type AgentMessage } from './agent-processes'
 import { ApprovalDesk, type DecisionOptions, type PendingApprovalView } from './approvals'
@@ -110,6 +110,8 @@ const defaultNewId = (prefix: string): string => `${prefix}_${randomUUID().repla
 export class Supervisor {
   private readonly jobs = new Map<string, JobRuntime>()
   private readonly agents = new Map<string, AgentRuntime>()
+  /** Each job's last change of each path, to drop a `bash` change that is another agent's write seen again. */
+  private readonly fileChanges = new WeakMap<JobRuntime, JobFileChanges>()
   private readonly now: () => Date
   private readonly newId: (prefix: string) => string
   private allPaused = false
@@ -688,6 +690,9 @@ export class Supervisor {
     if (event.type === 'file.change') {
       // Its contents go into the store with it, each checked against the hash it names.
       const admitted = admitFileContents(event.data, contents)
+      let changes = this.fileChanges.get(agent.job)
+      if (!changes) this.fileChanges.set(agent.job, (changes = new JobFileChanges()))
+      if (!changes.admit(agent.id, admitted.data)) return
       this.trace.agent(agent, 'file.change', admitted.data, ts, admitted.contents)
       return
     }

@@ -88,7 +88,7 @@ export interface FileDiff {
 /** Why a revert was refused, and what is in the way. */
 export interface RevertBlock {
   path: string
-  reason: 'later_change' | 'disk_differs' | 'content_missing' | 'running'
+  reason: 'later_change' | 'disk_differs' | 'content_missing' | 'running' | 'worktree'
   message: string
   /** The later change in the way: whose, for its diff (getFileDiff with this agent). */
   agent_id?: string

@@ -10,7 +10,8 @@ const maxShownArguments = 2_000
  * the model sees the server's own JSON Schema and description; the arguments are checked only to
  * be an object (the server checks the rest). Every call is risky: it waits for the job's approval
  * (ask / auto-approve / deny, like a risky bash command) unless the profile trusts the tool; the
- * supervisor then makes the call. A server's failure (not started, crashed, timed out, bad output)
+ * supervisor then makes the call, between two listings of the project's files, so what the server
+ * changed in them is recorded as the call's, as a `bash` command's is. A server's failure (not started, crashed, timed out, bad output)
  * and a result the tool marks as an error come back to the model as a tool error.
  */
 export function createMcpTools(tools: readonly McpToolInit[]): Tool[] {
@@ -23,7 +24,10 @@ export function createMcpTools(tools: readonly McpToolInit[]): Tool[] {
       async execute(args, context: ToolContext): Promise<string> {
         if (!context.callMcp) throw new ToolError(`${info.name}: this agent cannot reach MCP servers`)
         const approved = info.trusted ? '' : await approve(info, args, context)
-        const result = await context.callMcp(info.server, info.tool, args)
+        // A server may write the project's files too: they are found as a command's are (agent/changes).
+        const call = () => context.callMcp!(info.server, info.tool, args)
+        const { changes, recordChange } = context
+        const result = changes && recordChange ? await changes.around(call, recordChange) : await call()
         if (!result.ok) throw new ToolError(result.error)
         if (result.is_error) throw new ToolError(`${info.name} returned an error: ${result.output}`)
         return `${approved}${result.output}`
