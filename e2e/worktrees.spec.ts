@@ -65,14 +65,14 @@ test('Merge and Discard on worktree children’s nodes; a merge conflict is show
 
   // Merge the first: applied to the project's working tree.
   await rounding.click({ button: 'right' })
-  await expect(menu.getByRole('menuitem')).toHaveText(['Inspect', 'Follow up…', 'Merge', 'Discard'])
+  await expect(menu.getByRole('menuitem')).toHaveText(['Inspect', 'Show changes', 'Follow up…', 'Merge', 'Discard'])
   await arbor.screenshot('worktree-node-menu')
   await menu.getByRole('menuitem', { name: 'Merge' }).click()
   await expect(page.getByTestId('notice')).toContainText(/Merged arbor\/.*rounding.* 1 file/)
   expect(readFileSync(path.join(project, 'cart.ts'), 'utf8')).toContain('Math.round(a + b), 0')
   // Merged, and its clean worktree removed: nothing left to do on it.
   await rounding.click({ button: 'right' })
-  await expect(menu.getByRole('menuitem')).toHaveText(['Inspect', 'Follow up…'])
+  await expect(menu.getByRole('menuitem')).toHaveText(['Inspect', 'Show changes', 'Follow up…'])
   await page.keyboard.press('Escape')
 
   // Merge the second: it conflicts; the dialog lists cart.ts with its hunk; nothing is applied.
@@ -106,7 +106,7 @@ test('Merge and Discard on worktree children’s nodes; a merge conflict is show
     .filter((listed) => listed.branch.startsWith('arbor/'))
   expect(worktrees).toHaveLength(1)
   await discount.click({ button: 'right' })
-  await expect(menu.getByRole('menuitem')).toHaveText(['Inspect', 'Follow up…', 'Merge', 'Discard'])
+  await expect(menu.getByRole('menuitem')).toHaveText(['Inspect', 'Show changes', 'Follow up…', 'Merge', 'Discard'])
   await menu.getByRole('menuitem', { name: 'Discard' }).click()
   await expect(page.getByTestId('notice')).toContainText('the branch is kept')
   expect(existsSync(worktrees[0]!.path)).toBe(false)

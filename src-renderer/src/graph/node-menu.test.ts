@@ -66,6 +66,14 @@ describe('nodeMenuEntries', () => {
     // Never while it runs in its worktree, nor in a read-only job.
     expect(actions('running', 'created', true)).toEqual(['inspect', 'steer', 'setBudget', 'wrapUp', 'kill'])
     expect(actions('completed', 'committed', true, true)).toEqual(['inspect'])
+    // Its changed files can be shown, but not reverted: Merge or Discard decide them.
+    const changed = nodeMenuEntries({
+      status: 'completed',
+      readOnly: false,
+      changedFiles: true,
+      worktree: { state: 'committed', present: true },
+    })
+    expect(changed.map((entry) => entry.action)).toEqual(['inspect', 'showChanges', 'followUp', 'mergeBranch', 'discardBranch'])
     const discard = nodeMenuEntries({ status: 'completed', readOnly: false, worktree: { state: 'committed', present: true } }).at(-1)
     expect(discard).toEqual({ action: 'discardBranch', label: 'Discard', danger: true })
   })
