@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { ChangeTracker } from '../src-main/core/agent/changes/change-tracker'
-import type { FileChange } from '../src-main/core/agent/changes/file-change'
+import type { FileChange } from '../src-main/core/protocol/file-change'
 import { runCommand } from '../src-main/core/agent/tools/run-command'
 import { record } from './results'
 

@@ -70,10 +70,24 @@ test('Merge and Discard on worktree children’s nodes; a merge conflict is show
   await menu.getByRole('menuitem', { name: 'Merge' }).click()
   await expect(page.getByTestId('notice')).toContainText(/Merged arbor\/.*rounding.* 1 file/)
   expect(readFileSync(path.join(project, 'cart.ts'), 'utf8')).toContain('Math.round(a + b), 0')
-  // Merged, and its clean worktree removed: nothing left to do on it.
+  // Merged, and its clean worktree removed: its changes are now the project's, which Revert could undo.
   await rounding.click({ button: 'right' })
-  await expect(menu.getByRole('menuitem')).toHaveText(['Inspect', 'Show changes', 'Follow up…'])
+  await expect(menu.getByRole('menuitem')).toHaveText(['Inspect', 'Show changes', 'Follow up…', 'Revert changes…'])
   await page.keyboard.press('Escape')
+  // The job's Changes: the project folder's cart.ts (the merge, by ROUNDING), then each worktree's, by branch.
+  await page.getByTestId('job-changes').click()
+  const panel = page.getByTestId('changes-panel')
+  await expect(panel.getByTestId('changes-group')).toHaveText([
+    'Project folder',
+    /⎇ arbor\/.*\/discount-.* in its worktree/,
+    /⎇ arbor\/.*\/rounding-.* in its worktree/,
+  ])
+  await expect(panel.getByTestId('changed-file')).toHaveCount(3)
+  await expect(panel.getByTestId('changed-file').first()).toContainText('ROUNDING (merged)')
+  await panel.getByTestId('changed-file').nth(1).click()
+  await expect(page.getByTestId('diff-view')).toContainText('(a + b) * 0.9, 0')
+  await arbor.screenshot('changes-worktree-groups')
+  await page.getByRole('button', { name: 'Close changes' }).click()
 
   // Merge the second: it conflicts; the dialog lists cart.ts with its hunk; nothing is applied.
   const before = readFileSync(path.join(project, 'cart.ts'))

@@ -1,4 +1,5 @@
 import { hunkHeader, type ChangedFile, type FileDiff } from '../core/trace/change-views'
+import type { WorktreeView } from '../core/trace/worktree-view'
 import { printable } from './printable'
 
 /**
@@ -17,8 +18,11 @@ export function changeCounts(file: ChangedFile): string {
 
 export function changedFileLine(file: ChangedFile): string {
   const path = file.from_path ? `${file.from_path} → ${file.path}` : file.path
-  const authors = [...new Set(file.authors.map((author) => `${author.label} (${author.agent_id})`))].join(', ')
-  return `${letters[file.kind]}  ${printable(path)}  ${changeCounts(file)}  by ${printable(authors)}`
+  const authors = [
+    ...new Set(file.authors.map((author) => `${author.label} (${author.agent_id})${author.tool === 'merge' ? ' via merge' : ''}`)),
+  ].join(', ')
+  const where = file.branch ? `  in worktree ${printable(file.branch)}` : ''
+  return `${letters[file.kind]}  ${printable(path)}  ${changeCounts(file)}  by ${printable(authors)}${where}`
 }
 
 export function changesSummary(files: ChangedFile[], more: number): string {
@@ -44,4 +48,19 @@ export function unifiedDiff(diff: FileDiff): string {
   }
   if (diff.truncated) lines.push('… (diff cut short)')
   return lines.join('\n')
+}
+
+const branchStates: Record<WorktreeView['state'], string> = {
+  created: 'working',
+  committed: 'committed, not merged',
+  merged: 'merged',
+  conflict: 'conflicts with its parent, not merged',
+  discarded: 'discarded',
+}
+
+/** A worktree child's branch: its state, its files, and whether its worktree is still on disk. */
+export function branchLine(view: WorktreeView, label: string): string {
+  const files = view.files.length === 1 ? '1 file' : `${view.files.length} files`
+  const worktree = view.present ? 'worktree kept' : 'worktree removed'
+  return `⎇  ${printable(view.branch)}  ${printable(label)} (${view.agent_id})  ${branchStates[view.state]}, ${files}, ${worktree}`
 }

@@ -43,6 +43,10 @@ async function main(argv: string[]): Promise<number> {
       return (await import('./commands/export')).runExport(values)
     case 'changes':
       return (await import('./commands/changes')).runChanges(positionals[0], values)
+    case 'merge':
+      return (await import('./commands/branches')).runMerge(positionals[0], values)
+    case 'discard':
+      return (await import('./commands/branches')).runDiscard(positionals[0], values)
     case 'serve':
       return (await import('./commands/serve')).runServe(positionals[0], values)
     default:

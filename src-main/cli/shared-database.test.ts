@@ -109,6 +109,9 @@ describe('one database, several Arbor processes', () => {
       () => engine.handlers.cancelSpawn({ agent_id: queued }),
       () => engine.handlers.setAutoApprove({ job_id: live.job_id, value: true }),
       () => engine.handlers.setSpawnPaused({ job_id: live.job_id, paused: true }),
+      // Merge and Discard too: the owner's agents may still be using their worktrees.
+      () => engine.handlers.mergeBranch({ agent_id: running }),
+      () => engine.handlers.discardBranch({ agent_id: running }),
     ]
     for (const control of controls) {
       await expect(control()).rejects.toMatchObject({
@@ -117,6 +120,11 @@ describe('one database, several Arbor processes', () => {
       })
     }
     await engine.close()
+    // The same from the terminal: `arbor merge` is refused with the reason (exit 2), and writes nothing.
+    const merge = await arbor(['merge', live.job_id, '--agent', running, '--db', db]).catch(
+      (error: { code: number; stderr: string }) => error,
+    )
+    expect(merge).toMatchObject({ code: 2, stderr: expect.stringContaining(`running in another Arbor process (pid ${live.pid}`) })
 
     const check = openDatabase(db)
     cleanups.push(() => void check.close())

@@ -17,6 +17,8 @@ export const usage = `Usage:
   arbor export --db FILE (--job ID | --last) --out FILE [--format jsonl|otlp] [--with-file-contents]
   arbor export --db FILE (--job ID | --last) --otlp-endpoint URL [--header NAME=VALUE ...]
   arbor changes JOB|last [--agent ID] [--subtree] [--diff] [--db FILE]
+  arbor merge JOB|last --agent ID [--db FILE]
+  arbor discard JOB|last --agent ID [--db FILE]
   arbor serve [DIR] [--port N] [--warm-pool N] [--db FILE]
   arbor import FILE.jsonl [--db FILE]
   arbor open FILE.jsonl [--port N] [--db FILE]
@@ -69,5 +71,11 @@ changes lists the files a job changed (A created, M modified, D deleted, R renam
 added and removed and the agents that changed them; --agent ID (an id, a label, or a unique
 start of an id) only that agent's own changes, with --subtree its descendants' too; --diff each file's
 unified diff, every hunk naming its tool call. Binary files and versions over 1 MiB are named, not diffed.
+It also lists the job's worktree branches (agents spawned with isolation: worktree) and their state.
+
+merge applies a worktree agent's branch to its parent's folder (its node's Merge): the files it
+applied, or each conflicting file with its hunks and nothing applied (exit 1). discard removes the
+agent's worktree and keeps its branch. Both refuse an agent that is still running or ran without a
+worktree, and a job another Arbor process runs (exit 2).
 
 Data is stored in $ARBOR_DATA_DIR/arbor.db (default ~/.local/share/arbor/arbor.db) unless --db is given.`

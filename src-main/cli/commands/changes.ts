@@ -1,10 +1,11 @@
 import path from 'node:path'
-import { getChanges, getFileDiff } from '../../core/store/changes'
+import { getChanges, getFileDiff, scopeAgents } from '../../core/store/changes'
 import { openDatabase } from '../../core/store/database'
-import { resolveJobReference } from '../../core/store/job-reference'
-import { getAgents, listJobs } from '../../core/store/queries'
+import { getAgents } from '../../core/store/queries'
+import { jobWorktrees } from '../../core/handlers/worktree-handlers'
 import type { ChangeScope } from '../../core/trace/change-views'
-import { changedFileLine, changesSummary, unifiedDiff } from '../changes-printer'
+import { agentOf, jobOf } from '../agent-reference'
+import { branchLine, changedFileLine, changesSummary, unifiedDiff } from '../changes-printer'
 import type { CliValues } from '../cli-values'
 import { defaultDbFile } from '../paths'
 import { UsageError } from '../usage-error'
@@ -15,8 +16,7 @@ export function runChanges(reference: string | undefined, values: CliValues): nu
   if (values.subtree && !values.agent) throw new UsageError('--subtree goes with --agent ID')
   const db = openDatabase(path.resolve(values.db ?? defaultDbFile()))
   try {
-    const jobId = reference === 'last' ? listJobs(db)[0]?.id : resolveJobReference(db, reference)
-    if (!jobId) throw new Error('the database holds no jobs')
+    const jobId = jobOf(db, reference)
     const scope: ChangeScope = {
       job_id: jobId,
       ...(values.agent ? { agent_id: agentOf(db, jobId, values.agent) } : {}),
@@ -27,24 +27,17 @@ export function runChanges(reference: string | undefined, values: CliValues): nu
     console.log(`job ${jobId}, ${whose}: ${changesSummary(files, more)}`)
     for (const file of files) {
       console.log(changedFileLine(file))
-      const diff = values.diff ? getFileDiff(db, scope, file.path) : undefined
+      const diff = values.diff ? getFileDiff(db, scope, file.path, file.branch) : undefined
       if (diff) console.log(`${unifiedDiff(diff)}\n`)
     }
+    const agents = getAgents(db, jobId)
+    const held = scopeAgents(agents, scope)
+    const labels = new Map(agents.map((agent) => [agent.id, agent.label]))
+    const branches = jobWorktrees(db, jobId).filter((view) => held.has(view.agent_id))
+    if (branches.length > 0) console.log(`\nworktree branches:`)
+    for (const view of branches) console.log(branchLine(view, labels.get(view.agent_id) ?? view.agent_id))
     return 0
   } finally {
     db.close()
   }
-}
-
-/** The agent a user names: its id, a unique label, or a unique start of its id. */
-function agentOf(db: ReturnType<typeof openDatabase>, jobId: string, reference: string): string {
-  const agents = getAgents(db, jobId)
-  const exact = agents.find((agent) => agent.id === reference)
-  if (exact) return exact.id
-  for (const matches of [agents.filter((agent) => agent.label === reference), agents.filter((agent) => agent.id.startsWith(reference))]) {
-    if (matches.length === 1) return matches[0]!.id
-    if (matches.length > 1)
-      throw new UsageError(`--agent ${reference} names ${matches.length} agents: ${matches.map((agent) => agent.id).join(', ')}`)
-  }
-  throw new UsageError(`job ${jobId} has no agent ${reference}`)
 }

@@ -8,7 +8,7 @@ import { compactHistory, compactionTarget, estimateTokens, needsCompaction, type
 import { checkExploreResult, failMessage } from './explore-contract'
 import { defaultStopConditions, type RunProgress, type StopCondition } from './stop-conditions'
 import { ChangeTracker } from './changes/change-tracker'
-import { fileChangeEvent } from './changes/file-change'
+import { fileChangeEvent } from '../protocol/file-change'
 import type { AgentLink, Clock } from './supervisor-link'
 import { attemptCompletionName, backgroundStillRunning } from './tools/attempt-completion'
 import { Toolset, type ToolCallResult } from './tools/toolset'

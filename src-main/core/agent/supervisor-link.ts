@@ -8,7 +8,7 @@ import { BackgroundChildren } from './background-children'
 
 /** What the loop needs of the supervisor: a place for trace events, children and approvals. */
 export interface AgentLink {
-  /** `contents`: the file versions a `file.change` names, stored with it (agent/changes/file-change.ts). */
+  /** `contents`: the file versions a `file.change` names, stored with it (protocol/file-change.ts). */
   event(type: EventType, data: Record<string, unknown>, contents?: readonly Uint8Array[]): void
   /** Sends a `spawn` request and resolves with the matching `spawn_result` (or `spawn_started`, for a background one). */
   spawn(callId: string, request: TaskRequest, signal?: AbortSignal): Promise<SpawnOutcome>

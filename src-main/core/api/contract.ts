@@ -89,9 +89,15 @@ export const apiContract = {
   getChanges: z
     .object({ job_id: id, agent_id: id.optional(), subtree: z.boolean().optional(), counts_only: z.boolean().optional() })
     .strict(),
-  /** One file's diff over the same scope as getChanges; `path` as getChanges named it. */
+  /** One file's diff over the same scope as getChanges; `path` and `branch` (a worktree's file) as getChanges named it. */
   getFileDiff: z
-    .object({ job_id: id, agent_id: id.optional(), subtree: z.boolean().optional(), path: z.string().min(1).max(4096) })
+    .object({
+      job_id: id,
+      agent_id: id.optional(),
+      subtree: z.boolean().optional(),
+      path: z.string().min(1).max(4096),
+      branch: z.string().min(1).max(300).optional(),
+    })
     .strict(),
   /** Puts back what an ended agent (`subtree`: and its descendants) changed; refused, saying why, when a later change is in the way. */
   revertChanges: z.object({ agent_id: id, subtree: z.boolean().optional() }).strict(),

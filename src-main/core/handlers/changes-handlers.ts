@@ -24,12 +24,12 @@ export function changesHandlers(context: EngineContext): ChangesHandlers {
       writer.flush()
       return getChanges(db, scope, counts_only ?? false)
     },
-    getFileDiff: async ({ path, ...scope }) => {
+    getFileDiff: async ({ path, branch, ...scope }) => {
       requireJob(context, scope.job_id)
       requireAgentOf(scope.job_id, scope.agent_id)
       writer.flush()
-      const diff = getFileDiff(db, scope, path)
-      if (!diff) throw notFound(`a change of ${path} in this scope`)
+      const diff = getFileDiff(db, scope, path, branch)
+      if (!diff) throw notFound(`a change of ${path}${branch ? ` in worktree ${branch}` : ''} in this scope`)
       return diff
     },
     revertChanges: async ({ agent_id, subtree }) => {

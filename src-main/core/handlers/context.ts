@@ -6,6 +6,7 @@ import type { KeyStore } from '../settings/key-store'
 import type { ProviderSources } from '../settings/providers'
 import type { AppSettings } from '../store/app-settings'
 import type { SqliteDatabase } from '../store/database'
+import { jobOwnersFor } from '../store/job-owners'
 import { getJob } from '../store/queries'
 import type { TraceLog } from '../store/trace-writer'
 import type { Supervisor } from '../supervisor/supervisor'
@@ -48,4 +49,19 @@ export function requireLiveJob(context: EngineContext, jobId: string): Job {
   const job = requireJob(context, jobId)
   if (job.imported) throw new ApiFailure('conflict', `job ${jobId} was imported from a trace file and is read-only`)
   return job
+}
+
+/**
+ * A job this process may steer: not imported (read-only), and not running in another Arbor
+ * process on the same database. Only the process that runs a job reaches its agents; a control
+ * sent from here would only write into the other process's trace. Its owner is the writer's
+ * (store/owner.ts); a job that ended may still have its settings recorded from anywhere.
+ */
+export function requireControllableJob(context: EngineContext, jobId: string): Job {
+  const job = requireLiveJob(context, jobId)
+  if (job.status !== 'running') return job
+  const owner = jobOwnersFor(context.db).ownerOf(jobId)
+  if (owner?.token != null && owner.token === context.writer.owner?.token) return job
+  const where = owner?.pid != null ? ` (pid ${owner.pid}${owner.host ? ` on ${owner.host}` : ''})` : ''
+  throw new ApiFailure('conflict', `job ${jobId} is running in another Arbor process${where}; control it from there`)
 }

@@ -8,17 +8,16 @@ import { keyDestinationError, resolveConnectionFor } from '../settings/providers
 import { exportJob, jsonlFormat } from '../store/export'
 import { importTraceFile } from '../import/import-job'
 import { endInterruptedJobs } from '../store/interrupted'
-import { jobOwnersFor } from '../store/job-owners'
 import { otlpFormat } from '../otlp/otlp-json'
 import { getAgent, getAgents, getEvents, lastSeq, listJobs, rootAnswer } from '../store/queries'
-import { defaultSettings, type Job } from '../trace/model'
+import { defaultSettings } from '../trace/model'
 import { SteerRefused, StopRefused } from '../supervisor/agent-messages'
 import { FollowUpRefused } from '../supervisor/follow-ups'
 import { SpawnEditRefused } from '../supervisor/spawns'
 import { BudgetRefused } from '../supervisor/budget-pauses'
 import { isFinishedStatus } from '../trace/events'
 import { jobWorktrees } from './worktree-handlers'
-import { providerSources, requireJob, requireLiveJob, requireProject, type EngineContext } from './context'
+import { providerSources, requireControllableJob, requireJob, requireProject, type EngineContext } from './context'
 
 type JobHandlers = Pick<
   ApiHandlers,
@@ -293,21 +292,6 @@ class TreeSnapshots {
     if (last) this.snapshots.delete(snapshot)
     return { ...kept.tree, agents: kept.tree.agents.slice(offset, end), next: last ? null : { snapshot, offset: end } }
   }
-}
-
-/**
- * A job this process may steer: not imported (read-only), and not running in another Arbor
- * process on the same database. Only the process that runs a job reaches its agents; a control
- * sent from here would only write into the other process's trace. Its owner is the writer's
- * (store/owner.ts); a job that ended may still have its settings recorded from anywhere.
- */
-function requireControllableJob(context: EngineContext, jobId: string): Job {
-  const job = requireLiveJob(context, jobId)
-  if (job.status !== 'running') return job
-  const owner = jobOwnersFor(context.db).ownerOf(jobId)
-  if (owner?.token != null && owner.token === context.writer.owner?.token) return job
-  const where = owner?.pid != null ? ` (pid ${owner.pid}${owner.host ? ` on ${owner.host}` : ''})` : ''
-  throw conflict(`job ${jobId} is running in another Arbor process${where}; control it from there`)
 }
 
 export function importTrace(context: EngineContext, file: string) {

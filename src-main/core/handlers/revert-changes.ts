@@ -10,6 +10,7 @@ import { newEvent } from '../trace/events'
 import type { FileChangeKind } from '../trace/file-changes'
 import type { AgentNode, Job } from '../trace/model'
 import { isLiveStatus } from '../trace/statuses'
+import { jobWorktrees } from './worktree-handlers'
 
 /**
  * Revert: puts back what an agent (or its subtree) changed, all or nothing. It is planned from
@@ -48,10 +49,9 @@ export function revertChanges(db: SqliteDatabase, writer: TraceLog, job: Job, ag
       message: `${node.label} (${node.id}) is still ${node.status}; stop it or wait for it to end`,
     })
   }
-  const inWorktrees = worktreeBlocks(db, job, agents, held)
-  blocks.push(...inWorktrees)
-  // A worktree's paths are not the project's: its changes are not compared with the project's at all.
-  const changes = inWorktrees.length > 0 ? [] : jobFileChanges(db, job.id)
+  blocks.push(...worktreeBlocks(db, job, agents, held))
+  // Only the project folder's changes: a worktree's paths are not the project's.
+  const changes = jobFileChanges(db, job.id).filter((event) => event.data.branch === undefined)
   const folds = foldChanges(changes.filter((event) => event.agent_id !== null && held.has(event.agent_id))).filter(
     (fold) => netKind(fold) !== 'unchanged',
   )
@@ -100,31 +100,31 @@ export function revertChanges(db: SqliteDatabase, writer: TraceLog, job: Job, ag
 
 /**
  * An agent that works in a git worktree (an isolated child, or an agent under one) changed the
- * worktree's files, not the project's: its paths are the worktree's. Revert does not reach into a
- * worktree; its branch is kept or dropped with Merge / Discard instead.
+ * worktree's files, not the project's (its changes carry the worktree's branch). Revert does not
+ * reach into a worktree: while the branch is neither merged nor discarded, Merge or Discard decide
+ * it. A merged branch's changes in the project (tool `merge`) are the project's, and revert undoes them.
  */
 function worktreeBlocks(db: SqliteDatabase, job: Job, agents: AgentNode[], held: Set<string>): RevertBlock[] {
-  const isolated = new Set(
-    (
-      db.prepare(`SELECT DISTINCT agent_id FROM events WHERE job_id = ? AND type = 'worktree' AND agent_id IS NOT NULL`).all(job.id) as {
-        agent_id: string
-      }[]
-    ).map((row) => row.agent_id),
+  const pending = new Set(
+    jobWorktrees(db, job.id)
+      .filter((view) => view.state !== 'merged' && view.state !== 'discarded')
+      .map((view) => view.branch),
   )
-  if (isolated.size === 0) return []
-  const parents = new Map(agents.map((node) => [node.id, node.parent_id]))
-  const inWorktree = (id: string): boolean => {
-    for (let at: string | null | undefined = id; at; at = parents.get(at)) if (isolated.has(at)) return true
-    return false
+  if (pending.size === 0) return []
+  const blocked = new Map<string, string>()
+  for (const event of jobFileChanges(db, job.id)) {
+    const { branch } = event.data
+    if (event.agent_id !== null && held.has(event.agent_id) && branch !== undefined && pending.has(branch))
+      blocked.set(event.agent_id, branch)
   }
   return agents
-    .filter((node) => held.has(node.id) && inWorktree(node.id))
+    .filter((node) => blocked.has(node.id))
     .map((node) => ({
       path: '',
       reason: 'worktree' as const,
       agent_id: node.id,
       label: node.label,
-      message: `${node.label} (${node.id}) works in its own git worktree; use Merge or Discard on its branch instead`,
+      message: `${node.label} (${node.id}) changed files in the git worktree of branch ${blocked.get(node.id)}, not in the project: use Merge or Discard on that branch instead`,
     }))
 }
 

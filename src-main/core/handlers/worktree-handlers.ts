@@ -3,11 +3,11 @@ import { foldWorktree, type WorktreeView } from '../trace/worktree-view'
 import type { SqliteDatabase } from '../store/database'
 import { conflict, notFound } from '../api/errors'
 import { getAgent } from '../store/queries'
-import { discardRecorded, mergeRecorded, type WorktreeEventData } from '../supervisor/agent-worktrees'
+import { discardRecorded, mergeRecorded, type MergeRecorder } from '../supervisor/agent-worktrees'
 import { newEvent, type EventData } from '../trace/events'
 import type { AgentNode } from '../trace/model'
 import { commitWorktree, isClean, listWorktrees, type Worktree } from '../worktrees/worktrees'
-import { requireProject, type EngineContext } from './context'
+import { requireControllableJob, requireProject, type EngineContext } from './context'
 
 type WorktreeHandlers = Pick<ApiHandlers, 'mergeBranch' | 'discardBranch' | 'listWorktrees'>
 
@@ -22,26 +22,29 @@ export function worktreeHandlers(context: EngineContext): WorktreeHandlers {
   const { db, writer, supervisor } = context
 
   /** The child's node and worktree, once its agent no longer uses it; an interrupted child's work is committed first. */
-  const endedWorktree = (agentId: string): { agent: AgentNode; worktree: Worktree; record: (data: WorktreeEventData) => void } => {
+  const endedWorktree = (agentId: string): { agent: AgentNode; worktree: Worktree; record: MergeRecorder } => {
     const agent = getAgent(db, agentId)
     if (!agent) throw notFound(`agent ${agentId}`)
+    // A job another Arbor process runs is its to merge: its agents may still be using the worktree.
+    requireControllableJob(context, agent.job_id)
     const worktree = createdWorktree(context, agentId)
     if (!worktree) throw conflict(`agent ${agent.label} did not run in a worktree`)
     if (supervisor.isAgentRunning(agentId)) throw conflict(`agent ${agent.label} is still running in its worktree: wait until it ends`)
-    const record = (data: EventData<'worktree'>) => {
-      const place = {
-        ts: new Date().toISOString(),
-        job_id: agent.job_id,
-        agent_id: agent.id,
-        parent_id: agent.parent_id,
-        depth: agent.depth,
-      }
-      writer.append(newEvent('worktree', place, data))
+    const place = () => ({
+      ts: new Date().toISOString(),
+      job_id: agent.job_id,
+      agent_id: agent.id,
+      parent_id: agent.parent_id,
+      depth: agent.depth,
+    })
+    const record: MergeRecorder = {
+      worktree: (data) => writer.append(newEvent('worktree', place(), data)),
+      change: (data, contents) => writer.append(newEvent('file.change', place(), data), contents),
     }
     // An interrupted job's child never committed: what it left is committed now, so the branch has it.
     if (!isClean(worktree.path)) {
       const { commit, files } = commitWorktree(worktree, agent.label, agent.label)
-      record({ action: 'committed', branch: worktree.branch, path: worktree.path, files, commit })
+      record.worktree({ action: 'committed', branch: worktree.branch, path: worktree.path, files, commit })
     }
     return { agent, worktree, record }
   }
@@ -58,7 +61,7 @@ export function worktreeHandlers(context: EngineContext): WorktreeHandlers {
     },
     discardBranch: async ({ agent_id }) => {
       const { worktree, record } = endedWorktree(agent_id)
-      const removed = discardRecorded(worktree, record)
+      const removed = discardRecorded(worktree, record.worktree)
       writer.flush()
       return { branch: worktree.branch, removed }
     },
@@ -96,7 +99,14 @@ export function createdWorktree(context: EngineContext, agentId: string): Worktr
   if (!row) return null
   const data = JSON.parse(row.data) as EventData<'worktree'>
   if (!data.base || !data.parent_dir || !data.project_dir) return null
-  return { path: data.path, branch: data.branch, base: data.base, parent_dir: data.parent_dir, project_dir: data.project_dir }
+  return {
+    path: data.path,
+    branch: data.branch,
+    base: data.base,
+    parent_dir: data.parent_dir,
+    project_dir: data.project_dir,
+    ...(data.parent_branch ? { parent_branch: data.parent_branch } : {}),
+  }
 }
 
 /** A job's worktree children, folded from their `worktree` events in order (getTree's `worktrees`). */

@@ -204,6 +204,58 @@ describe('worktree isolation', () => {
     expect(git(project, 'branch', '--list', branchOf(second)).trim()).toBe(branchOf(second))
     expect(await rig.dispatch('listWorktrees', {})).toEqual({ ok: true, value: { worktrees: [] } })
 
+    // Each change is recorded in the folder it was made in: the children's in their worktrees (by
+    // branch), the merge's in the project, on the child whose work it brought (tool merge).
+    const changes = (await jobEvents(rig.engine, job_id)).filter((event) => event.type === 'file.change')
+    const changeOf = (agent: string, tool: string) =>
+      changes
+        .filter((event) => event.agent_id === agent && event.data.tool === tool)
+        .map((event) => [event.data.path, event.data.kind, event.data.branch])
+    expect(changeOf(first, 'bash').sort()).toEqual([
+      ['seen-modified.txt', 'created', branchOf(first)],
+      ['seen-untracked.txt', 'created', branchOf(first)],
+      ['shared.txt', 'modified', branchOf(first)],
+    ])
+    expect(changeOf(second, 'edit_file')).toEqual([['shared.txt', 'modified', branchOf(second)]])
+    expect(changeOf(first, 'merge').sort()).toEqual([
+      ['seen-modified.txt', 'created', undefined],
+      ['seen-untracked.txt', 'created', undefined],
+      ['shared.txt', 'modified', undefined],
+    ])
+    expect(changeOf(second, 'merge')).toEqual([])
+    // The job's Changes: the project's files first, then each worktree's; one path in two folders is two files.
+    const listed = await rig.engine.handlers.getChanges({ job_id })
+    expect(listed.files.map((file) => [file.branch, file.path, file.authors.map((author) => author.tool)])).toEqual([
+      [undefined, 'seen-modified.txt', ['merge']],
+      [undefined, 'seen-untracked.txt', ['merge']],
+      [undefined, 'shared.txt', ['merge']],
+      [branchOf(first), 'seen-modified.txt', ['bash']],
+      [branchOf(first), 'seen-untracked.txt', ['bash']],
+      [branchOf(first), 'shared.txt', ['bash']],
+      [branchOf(second), 'shared.txt', ['edit_file']],
+    ])
+    expect(listed.by_agent).toMatchObject({ [first]: 3, [second]: 1 })
+    const inWorktree = await rig.engine.handlers.getFileDiff({ job_id, agent_id: second, path: 'shared.txt', branch: branchOf(second) })
+    expect(inWorktree.hunks.flatMap((hunk) => hunk.lines.filter((line) => line.kind !== 'context'))).toEqual([
+      { kind: 'removed', text: 'two', old_line: 2, new_line: null },
+      { kind: 'added', text: 'beta', old_line: null, new_line: 2 },
+    ])
+    // The merge's hunk in the project links to the child's command that made it in its worktree.
+    const sedCall = events.find((event) => event.type === 'tool.call' && event.agent_id === first && event.data.name === 'bash')!
+    const merged = await rig.engine.handlers.getFileDiff({ job_id, path: 'shared.txt' })
+    expect(merged.hunks.map((hunk) => hunk.tool_call)).toEqual([{ agent_id: first, call_id: sedCall.data.call_id, seq: sedCall.seq }])
+    expect(await rig.dispatch('getFileDiff', { job_id, agent_id: second, path: 'shared.txt' })).toMatchObject({
+      ok: false,
+      error: { code: 'not_found' },
+    })
+    // A merged branch's changes are the project's: Revert undoes the merge, all of it.
+    const undo = await rig.dispatch('revertChanges', { agent_id: first })
+    expect(undo).toEqual({ ok: true, value: { reverted: true, files: ['seen-modified.txt', 'seen-untracked.txt', 'shared.txt'] } })
+    expect(readFileSync(path.join(project, 'shared.txt'), 'utf8')).toBe('one\ntwo\nthree\n')
+    expect(existsSync(path.join(project, 'seen-untracked.txt'))).toBe(false)
+    expect(existsSync(path.join(project, 'seen-modified.txt'))).toBe(false)
+    expect(readFileSync(path.join(project, 'untracked.txt'), 'utf8')).toBe('never added\n')
+
     // Bad requests get clear errors.
     expect(await rig.dispatch('mergeBranch', { agent_id: '' })).toMatchObject({ ok: false, error: { code: 'invalid_request' } })
     expect(await rig.dispatch('mergeBranch', { agent_id: 'agent_nope' })).toMatchObject({ ok: false, error: { code: 'not_found' } })

@@ -31,6 +31,8 @@ export const maxDiffLines = 5000
 
 /** One file's fold over a scope, with the events it came from. */
 export interface FileFold {
+  /** The worktree it is in, by branch; undefined: the project folder. A path is one file per folder. */
+  branch: string | undefined
   path: string
   original_path: string
   /** Every path the file had in the scope (a rename adds one). */
@@ -60,16 +62,18 @@ export function scopeAgents(agents: AgentNode[], scope: ChangeScope): Set<string
   return held
 }
 
-/** Folds changes (oldest first) into one entry per file, keyed by where the file is now. */
+/** Folds changes (oldest first) into one entry per file, keyed by its folder and where the file is now. */
 export function foldChanges(changes: FileChangeEvent[]): FileFold[] {
   const byPath = new Map<string, FileFold>()
   for (const event of changes) {
-    const { path, from_path } = event.data
+    const { path, from_path, branch } = event.data
+    const key = (file: string) => `${branch ?? ''}\0${file}`
     const source = event.data.kind === 'renamed' && from_path !== undefined ? from_path : path
-    let fold = byPath.get(source)
-    if (fold) byPath.delete(source)
+    let fold = byPath.get(key(source))
+    if (fold) byPath.delete(key(source))
     else {
       fold = {
+        branch,
         path,
         original_path: source,
         paths: new Set([source]),
@@ -85,7 +89,7 @@ export function foldChanges(changes: FileChangeEvent[]): FileFold[] {
     fold.bytes_after = event.data.bytes_after
     fold.hash_after = event.data.hash_after
     fold.events.push(event)
-    byPath.set(path, fold)
+    byPath.set(key(path), fold)
   }
   return [...byPath.values()]
 }
@@ -146,6 +150,7 @@ function patchOf(fold: FileFold, texts: Texts) {
 function describe(db: SqliteDatabase, fold: FileFold, labels: Map<string, string>): { file: ChangedFile; texts: Texts | null } {
   const texts = textsOf(db, fold)
   const file: ChangedFile = {
+    ...(fold.branch !== undefined ? { branch: fold.branch } : {}),
     path: fold.path,
     ...(fold.original_path !== fold.path ? { from_path: fold.original_path } : {}),
     kind: netKind(fold),
@@ -184,7 +189,10 @@ function load(db: SqliteDatabase, scope: ChangeScope): Loaded {
   return { folds: foldChanges(changes), labels: new Map(agents.map((agent) => [agent.id, agent.label])) }
 }
 
-/** Per agent of the job, how many files its own changes leave changed: the nodes' badges. */
+/**
+ * Per agent of the job, how many files its own changes leave changed: the nodes' badges. A file
+ * changed in its worktree and again in the project by its merge counts once.
+ */
 export function changedFileCounts(db: SqliteDatabase, jobId: string): Record<string, number> {
   const byAgent = new Map<string, FileChangeEvent[]>()
   for (const event of jobFileChanges(db, jobId)) {
@@ -195,19 +203,22 @@ export function changedFileCounts(db: SqliteDatabase, jobId: string): Record<str
   }
   const counts: Record<string, number> = {}
   for (const [agentId, changes] of byAgent) {
-    const count = foldChanges(changes).filter((fold) => netKind(fold) !== 'unchanged').length
+    const count = new Set(foldChanges(changes).flatMap((fold) => (netKind(fold) === 'unchanged' ? [] : [fold.path]))).size
     if (count > 0) counts[agentId] = count
   }
   return counts
 }
 
 /**
- * A scope's changed files, by path, with their +/− counts (unchanged ones left out). With
+ * A scope's changed files, the project folder's first, then each worktree's (by branch), by path
+ * in each, with their +/− counts (unchanged ones left out). With
  * `countsOnly` no file is listed (nor any content read): the badges' refresh on every change.
  */
 export function getChanges(db: SqliteDatabase, scope: ChangeScope, countsOnly = false): ChangesView {
   const { folds, labels } = load(db, scope)
-  const changed = folds.filter((fold) => netKind(fold) !== 'unchanged').sort((a, b) => a.path.localeCompare(b.path))
+  const changed = folds
+    .filter((fold) => netKind(fold) !== 'unchanged')
+    .sort((a, b) => (a.branch ?? '').localeCompare(b.branch ?? '') || a.path.localeCompare(b.path))
   const listed = countsOnly ? [] : changed.slice(0, maxChangedFiles)
   return {
     files: listed.map((fold) => describe(db, fold, labels).file),
@@ -217,9 +228,10 @@ export function getChanges(db: SqliteDatabase, scope: ChangeScope, countsOnly = 
   }
 }
 
-/** One file's diff over a scope; undefined when the scope did not change that path. */
-export function getFileDiff(db: SqliteDatabase, scope: ChangeScope, path: string): FileDiff | undefined {
-  const { folds, labels } = load(db, scope)
+/** One file's diff over a scope (`branch`: in that worktree; none: in the project folder); undefined when the scope did not change that path. */
+export function getFileDiff(db: SqliteDatabase, scope: ChangeScope, path: string, branch?: string): FileDiff | undefined {
+  const { folds: all, labels } = load(db, scope)
+  const folds = all.filter((candidate) => candidate.branch === branch)
   const fold = folds.find((candidate) => candidate.path === path) ?? folds.find((candidate) => candidate.paths.has(path))
   if (!fold) return undefined
   const { file, texts } = describe(db, fold, labels)
@@ -245,7 +257,7 @@ export function getFileDiff(db: SqliteDatabase, scope: ChangeScope, path: string
       new_start: hunk.newStart,
       new_lines: hunk.newLines,
       lines,
-      tool_call: hunkToolCall(db, fold, lines),
+      tool_call: hunkToolCall(db, fold, lines, all),
     })
   }
   return { file, hunks, truncated: budget < 0 }
@@ -254,16 +266,28 @@ export function getFileDiff(db: SqliteDatabase, scope: ChangeScope, path: string
 /**
  * The tool call behind a hunk: the latest change of the file whose own diff adds one of the
  * hunk's added lines (or, for a hunk that only removes, removes one of its lines); the file's
- * last change when none can be told.
+ * last change when none can be told. A merge's hunk is looked for in the same file's changes in
+ * the worktree it came from (in `folds`, the scope's), where the child's tool calls made it.
  */
-function hunkToolCall(db: SqliteDatabase, fold: FileFold, lines: DiffLine[]): DiffHunk['tool_call'] {
+function hunkToolCall(db: SqliteDatabase, fold: FileFold, lines: DiffLine[], folds: FileFold[]): DiffHunk['tool_call'] {
   const wanted = lines.filter((line) => line.kind !== 'context')
   const sign = wanted.some((line) => line.kind === 'added') ? '+' : '-'
   const texts = new Set(wanted.filter((line) => (sign === '+' ? line.kind === 'added' : line.kind === 'removed')).map((line) => line.text))
-  const link = (event: FileChangeEvent) =>
-    event.agent_id && event.data.by_tool_call
+  const link = (event: FileChangeEvent): DiffHunk['tool_call'] => {
+    if (event.data.tool === 'merge') {
+      const source = folds.find(
+        (candidate) =>
+          candidate.branch !== undefined &&
+          candidate.branch !== fold.branch &&
+          candidate.paths.has(event.data.path) &&
+          candidate.events.some((change) => change.agent_id === event.agent_id),
+      )
+      return source ? hunkToolCall(db, source, lines, []) : null
+    }
+    return event.agent_id && event.data.by_tool_call
       ? { agent_id: event.agent_id, call_id: event.data.by_tool_call, seq: toolCallSeq(db, event.agent_id, event.data.by_tool_call) }
       : null
+  }
   for (const event of [...fold.events].reverse()) {
     const single: FileFold = {
       ...fold,

@@ -64,6 +64,13 @@ describe('JobFileChanges', () => {
     expect(own.admit('basher', change({ tool: 'bash' }))).toBe(true)
   })
 
+  it("keeps a bash change of the same path in another folder: a worktree's file is not the project's", () => {
+    const job = new JobFileChanges()
+    expect(job.admit('editor', change({ tool: 'edit_file' }))).toBe(true)
+    expect(job.admit('isolated', change({ tool: 'bash', branch: 'arbor/job/child-1' }))).toBe(true)
+    expect(job.admit('sibling', change({ tool: 'bash', branch: 'arbor/job/child-1' }))).toBe(false)
+  })
+
   it('never drops a write_file or edit_file change', () => {
     const job = new JobFileChanges()
     expect(job.admit('a', change({ tool: 'bash' }))).toBe(true)

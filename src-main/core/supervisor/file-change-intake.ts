@@ -43,7 +43,9 @@ export class JobFileChanges {
 
   /** Whether `data` is to be recorded for `agentId`; remembers it when it is. */
   admit(agentId: string, data: EventData<'file.change'>): boolean {
-    const earlier = this.last.get(data.path)
+    // A path is one file per folder: the project's, or a worktree's (by its branch).
+    const key = (path: string) => `${data.branch ?? ''}\0${path}`
+    const earlier = this.last.get(key(data.path))
     const echo =
       data.tool === 'bash' &&
       data.kind !== 'renamed' &&
@@ -52,8 +54,8 @@ export class JobFileChanges {
       earlier.hash_before === data.hash_before &&
       earlier.hash_after === data.hash_after
     if (echo) return false
-    this.last.set(data.path, { agent_id: agentId, hash_before: data.hash_before, hash_after: data.hash_after })
-    if (data.from_path !== undefined) this.last.delete(data.from_path)
+    this.last.set(key(data.path), { agent_id: agentId, hash_before: data.hash_before, hash_after: data.hash_after })
+    if (data.from_path !== undefined) this.last.delete(key(data.from_path))
     return true
   }
 }

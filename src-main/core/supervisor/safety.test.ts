@@ -198,6 +198,43 @@ describe('what agents may send', () => {
     expect(ofType(rig.events, 'agent.end')[0]!.data.tool_usage).toEqual({ read_file: 1 })
   })
 
+  it("takes no folder an agent claims for its file change: a branch it names is dropped, the change is the project's", async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'arbor-claimed-branch-'))
+    const change = {
+      path: 'README.md',
+      kind: 'modified',
+      by_tool_call: null,
+      tool: 'bash',
+      bytes_before: 1,
+      bytes_after: 2,
+      hash_before: null,
+      hash_after: null,
+      content_stored: false,
+      branch: 'arbor/elsewhere/victim-1',
+    }
+    const host = scriptHost(
+      dir,
+      `
+      process.on('message', (message) => {
+        if (message.type !== 'start') return
+        process.send({ type: 'event', event_type: 'file.change', ts: new Date().toISOString(), data: ${JSON.stringify(change)} })
+        const usage = { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0, reasoning_tokens: 0 }
+        process.send({ type: 'done', outcome: { status: 'completed', terminal_reason: 'completed', result: 'ok', summary: 'ok', usage, cost_usd: null, steps: 0, tool_calls: 0, tool_usage: {}, model: 'x' } }, () => process.exit(0))
+      })
+      process.send({ type: 'ready' })
+      `,
+    )
+    const rig = setup({ host })
+    const jobId = rig.engine.supervisor.startJob({
+      project: rig.project,
+      task: 'claims a worktree',
+      settings: defaultSettings({ script: { root: [], children: {} } }),
+    })
+    await rig.engine.waitForJob(jobId)
+    const { branch: _claimed, ...expected } = change
+    expect(ofType(rig.events, 'file.change').map((event) => event.data)).toEqual([expected])
+  })
+
   it('parses each message of a packet on its own, and answers a model call that refers to history it never sent with an error', async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'arbor-packet-'))
     const host = scriptHost(

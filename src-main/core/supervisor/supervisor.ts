@@ -1,4 +1,4 @@
-import { AgentWorktrees } from './agent-worktrees'
+import { AgentWorktrees, worktreeBranchOf } from './agent-worktrees'
 import { randomUUID } from 'node:crypto'
 import { availableParallelism } from 'node:os'
 import { builtinProfiles } from '../job/profiles'
@@ -689,7 +689,10 @@ export class Supervisor {
     const { event } = parsed
     if (event.type === 'file.change') {
       // Its contents go into the store with it, each checked against the hash it names.
-      const admitted = admitFileContents(event.data, contents)
+      // Which folder it is in is the supervisor's to say: an agent process's own `branch` is dropped.
+      const { branch: _claimed, ...reported } = event.data
+      const branch = worktreeBranchOf(agent)
+      const admitted = admitFileContents(branch ? { ...reported, branch } : reported, contents)
       let changes = this.fileChanges.get(agent.job)
       if (!changes) this.fileChanges.set(agent.job, (changes = new JobFileChanges()))
       if (!changes.admit(agent.id, admitted.data)) return

@@ -28,6 +28,8 @@ export interface ChangeAuthor {
 
 /** One file's net change over a scope. */
 export interface ChangedFile {
+  /** The git worktree it is in, by branch (an isolated agent's work); absent: the project folder. */
+  branch?: string
   /** Where it is now (after the scope's last change). */
   path: string
   /** Where it was before the scope's first change, when that differs (renamed). */

@@ -138,6 +138,9 @@ const worktreeData = z.looseObject({
   base: z.string().optional().meta({ description: "created: the fork point, a commit of the parent's state with its uncommitted changes" }),
   parent_dir: z.string().optional().meta({ description: "created: the parent's project folder, which a merge applies to" }),
   project_dir: z.string().optional().meta({ description: "created: the child's project folder in the worktree" }),
+  parent_branch: z.string().optional().meta({
+    description: "created: the worktree the parent works in, when it is in one (a merge's file.change events carry it as their branch)",
+  }),
   commit: z.string().optional().meta({ description: "committed: the branch's commit" }),
   by: z
     .enum(['parent', 'user'])
@@ -258,6 +261,10 @@ export const eventDataSchemas = {
     hash_after: z.string().nullable().meta({ description: 'SHA-256 (hex) of the content after; null when it no longer exists' }),
     content_stored: z.boolean().meta({
       description: `whether both versions' contents are in the store (\`file_contents\`, by hash); false for a file over ${fileContentCapBytes} bytes or one that could not be read`,
+    }),
+    branch: z.string().optional().meta({
+      description:
+        "the git worktree the path is in, by its branch (`arbor/<job>/<label>-<id>`): the agent works in an isolated child's worktree; absent: the job's project folder. Set by the supervisor, never taken from an agent process. A merge's changes (tool `merge`) are in the parent's folder",
     }),
   }),
   'agent.wait': z.looseObject({

@@ -104,3 +104,19 @@ export function changedFiles(root: string, from: string, to: string): string[] {
   const out = git(root, ['diff', '--name-only', '-z', '--no-renames', from, to])
   return out.split('\0').filter((path) => path !== '')
 }
+
+/** A blob's bytes (`rev:path`) when it is at most `maxBytes`; its size alone when larger; null when the commit has no such file. */
+export function blobAt(root: string, rev: string, maxBytes: number): { size: number; bytes: Buffer | null } | null {
+  let size: number
+  try {
+    size = Number(git(root, ['cat-file', '-s', rev]).trim())
+  } catch {
+    return null
+  }
+  if (size > maxBytes) return { size, bytes: null }
+  const bytes = execFileSync('git', ['-C', root, 'cat-file', 'blob', rev], {
+    maxBuffer: maxBytes + 1024,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  return { size, bytes }
+}

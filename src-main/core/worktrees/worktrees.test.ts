@@ -92,7 +92,7 @@ describe('worktrees', () => {
     expect(git(dir, ['branch', '--list', 'arbor/*']).split('\n').filter(Boolean)).toHaveLength(2)
 
     const headBefore = git(dir, ['rev-parse', 'HEAD'])
-    expect(mergeWorktree(first)).toEqual({ ok: true, files: ['added.txt', 'shared.txt'] })
+    expect(mergeWorktree(first)).toMatchObject({ ok: true, files: ['added.txt', 'shared.txt'] })
     expect(readFileSync(join(dir, 'shared.txt'), 'utf8')).toBe('one\nfirst\nthree\n')
     expect(readFileSync(join(dir, 'added.txt'), 'utf8')).toBe('by first\n')
     expect(git(dir, ['rev-parse', 'HEAD'])).toBe(headBefore)
@@ -131,7 +131,7 @@ describe('worktrees', () => {
     expect(readFileSync(join(child.path, 'shared.txt'), 'utf8')).toBe('parent edit\n')
     writeFileSync(join(child.path, 'child.txt'), 'child\n')
     commitWorktree(child, 'child', 'nested')
-    expect(mergeWorktree(child)).toEqual({ ok: true, files: ['child.txt'] })
+    expect(mergeWorktree(child)).toMatchObject({ ok: true, files: ['child.txt'] })
     expect(readFileSync(join(parent.path, 'child.txt'), 'utf8')).toBe('child\n')
     expect(existsSync(join(dir, 'child.txt'))).toBe(false)
   })

@@ -30,6 +30,8 @@ export interface Worktree {
   base: string
   /** The parent's project folder, which a merge applies to. */
   parent_dir: string
+  /** The worktree the parent works in, when it is an isolated agent (or under one) itself. */
+  parent_branch?: string
 }
 
 export class WorktreeRefused extends Error {
@@ -59,7 +61,13 @@ export const branchName = (jobId: string, label: string, agentId: string): strin
  * worktree forks from its own). Throws a WorktreeRefused saying why when `parentDir` is not in
  * a git repository.
  */
-export function createWorktree(options: { parentDir: string; jobId: string; agentId: string; label: string }): Worktree {
+export function createWorktree(options: {
+  parentDir: string
+  parentBranch?: string
+  jobId: string
+  agentId: string
+  label: string
+}): Worktree {
   const root = workTreeRoot(options.parentDir)
   if (root === null) {
     throw new WorktreeRefused(
@@ -73,7 +81,14 @@ export function createWorktree(options: { parentDir: string; jobId: string; agen
   mkdirSync(folder, { recursive: true })
   const path = join(folder, branch.split('/').pop()!)
   git(root, ['worktree', 'add', '--quiet', '-b', branch, path, base])
-  return { path, project_dir: join(path, relative(root, options.parentDir)), branch, base, parent_dir: options.parentDir }
+  return {
+    path,
+    project_dir: join(path, relative(root, options.parentDir)),
+    branch,
+    base,
+    parent_dir: options.parentDir,
+    ...(options.parentBranch ? { parent_branch: options.parentBranch } : {}),
+  }
 }
 
 /**
@@ -102,7 +117,12 @@ export interface MergeConflict {
   hunks: string[]
 }
 
-export type MergeOutcome = { ok: true; files: string[] } | { ok: false; conflicts: MergeConflict[] }
+/**
+ * A merge's outcome. Merged: the files it changed (relative to the repository top), and
+ * `parent_state`, a commit of the parent's folder just before, which holds each file's content
+ * before the merge (the folder holds its content after).
+ */
+export type MergeOutcome = { ok: true; files: string[]; root: string; parent_state: string } | { ok: false; conflicts: MergeConflict[] }
 
 /**
  * Applies the child's branch to its parent's working tree (not a commit: the parent's index and
@@ -131,7 +151,8 @@ export function mergeWorktree(worktree: Pick<Worktree, 'branch' | 'base' | 'pare
     return { ok: false, conflicts: conflicted.map((path) => ({ path, hunks: conflictHunks(root, tree, path, parentState) })) }
   }
   const files = changedFiles(root, parentState, tree)
-  if (files.length === 0) return { ok: true, files }
+  const merged = { ok: true as const, files, root, parent_state: parentState }
+  if (files.length === 0) return merged
   const patch = git(root, ['diff', '--binary', '--no-renames', parentState, tree])
   try {
     git(root, ['apply', '--whitespace=nowarn', '-'], { input: patch })
@@ -140,7 +161,7 @@ export function mergeWorktree(worktree: Pick<Worktree, 'branch' | 'base' | 'pare
     if (conflicts.length > 0) return { ok: false, conflicts }
     throw error
   }
-  return { ok: true, files }
+  return merged
 }
 
 /**

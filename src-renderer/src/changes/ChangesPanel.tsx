@@ -1,5 +1,5 @@
 import type { ChangedFile, ChangesView } from '@core/trace/change-views'
-import { useEffect, useState } from 'react'
+import { Fragment, useEffect, useState } from 'react'
 import { useArbor } from '../store'
 import { api } from '../store/api-ref'
 import { errorText } from '../store/error-text'
@@ -14,18 +14,24 @@ const kindNames: Record<ChangedFile['kind'], string> = {
   unchanged: 'unchanged',
 }
 
+/** A file of the list: its path in its folder (the project's, or a worktree's by branch). */
+type Selection = { path: string; branch?: string }
+const keyOf = (file: Selection): string => `${file.branch ?? ''}\0${file.path}`
+
 /**
  * The Changes tab: the files a scope changed (an agent's own, with the toggle its subtree's; or,
  * without an agent, the whole job's) with +/− counts and who changed them; a file opens its diff
- * below the list. It fetches again when a file of the job changes.
+ * below the list. Files an isolated agent changed in its git worktree are listed under their
+ * branch, apart from the project folder's (where a merge brought them, by the same agent). It
+ * fetches again when a file of the job changes.
  */
 export function ChangesPanel({ jobId, agentId, initialPath = null }: { jobId: string; agentId?: string; initialPath?: string | null }) {
   const [subtree, setSubtree] = useState(false)
   const [view, setView] = useState<ChangesView | null>(null)
   const [error, setError] = useState<string | null>(null)
-  const [selected, setSelected] = useState<string | null>(initialPath)
+  const [selected, setSelected] = useState<Selection | null>(initialPath ? { path: initialPath } : null)
   const revision = useArbor((state) => (state.changeCounts.jobId === jobId ? state.changeCounts.revision : 0))
-  useEffect(() => setSelected(initialPath), [initialPath])
+  useEffect(() => setSelected(initialPath ? { path: initialPath } : null), [initialPath])
   useEffect(() => {
     let live = true
     api()
@@ -39,6 +45,8 @@ export function ChangesPanel({ jobId, agentId, initialPath = null }: { jobId: st
     }
   }, [jobId, agentId, subtree, revision])
   const scope = { job_id: jobId, ...(agentId ? { agent_id: agentId, subtree } : {}) }
+  const selectedKey = selected ? keyOf(selected) : null
+  const grouped = view?.files.some((file) => file.branch !== undefined) ?? false
   return (
     <div className="changes" data-testid="changes-panel" data-scope={agentId ? (subtree ? 'subtree' : 'agent') : 'job'}>
       <div className="changes__head">
@@ -56,31 +64,39 @@ export function ChangesPanel({ jobId, agentId, initialPath = null }: { jobId: st
       {view && view.files.length === 0 && <div className="changes__note">No files changed.</div>}
       {view && view.files.length > 0 && (
         <ul className="changes__files" data-testid="changes-files">
-          {view.files.map((file) => (
-            <li key={file.path}>
-              <button
-                type="button"
-                className={`changes__file${selected === file.path ? ' selected' : ''}`}
-                data-testid="changed-file"
-                data-path={file.path}
-                aria-pressed={selected === file.path}
-                onClick={() => setSelected(selected === file.path ? null : file.path)}
-              >
-                <span className={`changes__kind ${file.kind}`} title={kindNames[file.kind]}>
-                  {kindLetters[file.kind]}
-                </span>
-                <span className="changes__path" title={file.from_path ? `${file.from_path} → ${file.path}` : file.path}>
-                  {file.from_path ? `${file.from_path} → ${file.path}` : file.path}
-                </span>
-                <Counts file={file} />
-                <span className="changes__authors">{authors(file)}</span>
-              </button>
-            </li>
+          {view.files.map((file, index) => (
+            <Fragment key={keyOf(file)}>
+              {grouped && (index === 0 || view.files[index - 1]!.branch !== file.branch) && <GroupHead branch={file.branch} />}
+              <li>
+                <button
+                  type="button"
+                  className={`changes__file${selectedKey === keyOf(file) ? ' selected' : ''}`}
+                  data-testid="changed-file"
+                  data-path={file.path}
+                  {...(file.branch ? { 'data-branch': file.branch } : {})}
+                  aria-pressed={selectedKey === keyOf(file)}
+                  onClick={() =>
+                    setSelected(selectedKey === keyOf(file) ? null : { path: file.path, ...(file.branch ? { branch: file.branch } : {}) })
+                  }
+                >
+                  <span className={`changes__kind ${file.kind}`} title={kindNames[file.kind]}>
+                    {kindLetters[file.kind]}
+                  </span>
+                  <span className="changes__path" title={file.from_path ? `${file.from_path} → ${file.path}` : file.path}>
+                    {file.from_path ? `${file.from_path} → ${file.path}` : file.path}
+                  </span>
+                  <Counts file={file} />
+                  <span className="changes__authors">{authors(file)}</span>
+                </button>
+              </li>
+            </Fragment>
           ))}
           {view.more > 0 && <li className="changes__note">{view.more} more files not listed</li>}
         </ul>
       )}
-      {selected && <DiffView key={`${selected}:${subtree}`} scope={scope} path={selected} revision={revision} />}
+      {selected && (
+        <DiffView key={`${selectedKey}:${subtree}`} scope={scope} path={selected.path} branch={selected.branch} revision={revision} />
+      )}
     </div>
   )
 }
@@ -95,7 +111,24 @@ function Counts({ file }: { file: ChangedFile }) {
   )
 }
 
-const authors = (file: ChangedFile): string => [...new Set(file.authors.map((author) => author.label))].join(', ')
+const authors = (file: ChangedFile): string =>
+  [...new Set(file.authors.map((author) => (author.tool === 'merge' ? `${author.label} (merged)` : author.label)))].join(', ')
+
+/** The head of a folder's files: the project's, or a worktree's, named by its branch. */
+function GroupHead({ branch }: { branch: string | undefined }) {
+  return (
+    <li className="changes__group" data-testid="changes-group" {...(branch ? { 'data-branch': branch } : {})}>
+      {branch ? (
+        <>
+          <span className="changes__branch-mark">⎇</span> <span className="changes__branch">{branch}</span>{' '}
+          <span className="changes__group-hint">in its worktree</span>
+        </>
+      ) : (
+        'Project folder'
+      )}
+    </li>
+  )
+}
 
 function summary(view: ChangesView): string {
   const count = view.files.length + view.more

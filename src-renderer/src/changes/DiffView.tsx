@@ -14,7 +14,7 @@ type Layout = 'unified' | 'split'
  * each hunk links to the tool call that made it (its agent's inspector, scrolled to the call).
  * A binary file, or one whose versions were not stored, is named with why there is no diff.
  */
-export function DiffView({ scope, path, revision }: { scope: DiffScope; path: string; revision: number }) {
+export function DiffView({ scope, path, branch, revision }: { scope: DiffScope; path: string; branch?: string; revision: number }) {
   const [diff, setDiff] = useState<FileDiff | null>(null)
   const [error, setError] = useState<string | null>(null)
   const [layout, setLayout] = useState<Layout>('unified')
@@ -22,7 +22,7 @@ export function DiffView({ scope, path, revision }: { scope: DiffScope; path: st
   useEffect(() => {
     let live = true
     api()
-      .getFileDiff({ job_id, ...(agent_id ? { agent_id } : {}), ...(subtree ? { subtree } : {}), path })
+      .getFileDiff({ job_id, ...(agent_id ? { agent_id } : {}), ...(subtree ? { subtree } : {}), path, ...(branch ? { branch } : {}) })
       .then(
         (answer) => live && (setDiff(answer), setError(null)),
         (failure: unknown) => live && setError(errorText(failure)),
@@ -30,7 +30,7 @@ export function DiffView({ scope, path, revision }: { scope: DiffScope; path: st
     return () => {
       live = false
     }
-  }, [job_id, agent_id, subtree, path, revision])
+  }, [job_id, agent_id, subtree, path, branch, revision])
   const language = useMemo(() => languageOf(path), [path])
   if (error) return <div className="changes__note error">{error}</div>
   if (!diff) return <div className="changes__note">Loading diff…</div>

@@ -66,7 +66,7 @@ describe('nodeMenuEntries', () => {
     // Never while it runs in its worktree, nor in a read-only job.
     expect(actions('running', 'created', true)).toEqual(['inspect', 'steer', 'setBudget', 'wrapUp', 'kill'])
     expect(actions('completed', 'committed', true, true)).toEqual(['inspect'])
-    // Its changed files can be shown, but not reverted: Merge or Discard decide them.
+    // Its changed files can be shown, but not reverted while on its branch: Merge or Discard decide them.
     const changed = nodeMenuEntries({
       status: 'completed',
       readOnly: false,
@@ -76,6 +76,14 @@ describe('nodeMenuEntries', () => {
     expect(changed.map((entry) => entry.action)).toEqual(['inspect', 'showChanges', 'followUp', 'mergeBranch', 'discardBranch'])
     const discard = nodeMenuEntries({ status: 'completed', readOnly: false, worktree: { state: 'committed', present: true } }).at(-1)
     expect(discard).toEqual({ action: 'discardBranch', label: 'Discard', danger: true })
+    // Merged, its changes are the project's: Revert undoes the merge.
+    const merged = nodeMenuEntries({
+      status: 'completed',
+      readOnly: false,
+      changedFiles: true,
+      worktree: { state: 'merged', present: false },
+    })
+    expect(merged.map((entry) => entry.action)).toEqual(['inspect', 'showChanges', 'followUp', 'revertChanges'])
   })
 
   it('marks the entries that end agents, and labels the ones that open a dialog with an ellipsis', () => {

@@ -78,8 +78,10 @@ export function nodeMenuEntries({
     entries.push({ action: 'editPrompt', label: 'Edit prompt…' }, { action: 'cancelSpawn', label: 'Cancel spawn', danger: true })
   }
   if (isEnded(status)) entries.push({ action: 'followUp', label: 'Follow up…' })
-  // A worktree child's changes are its branch's: Merge or Discard take the place of Revert.
-  if (isEnded(status) && changedFiles && !worktree) entries.push({ action: 'revertChanges', label: 'Revert changes…', danger: true })
+  // A worktree child's changes are its branch's: Merge or Discard take the place of Revert, until
+  // a merge made them the project's (Revert then undoes the merge).
+  if (isEnded(status) && changedFiles && (!worktree || worktree.state === 'merged'))
+    entries.push({ action: 'revertChanges', label: 'Revert changes…', danger: true })
   // A worktree child that ended: its branch can be merged into its parent's folder (again after a
   // conflict, or from the kept branch after a discard), and its worktree discarded while it is there.
   if (worktree && isEnded(status)) {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { ChangeTracker } from './change-tracker'
-import { versionOf, type FileChange } from './file-change'
+import { versionOf, type FileChange } from '../../protocol/file-change'
 
 /** The tracker on real folders, a real git where it says so; each "command" is a function changing files itself. */
 const dirs: string[] = []

@@ -2,7 +2,7 @@ import { constants } from 'node:fs'
 import { open } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fileContentCapBytes } from '../../trace/file-changes'
-import { maxHashedBytes, sameVersion, unreadVersion, versionOf, type FileChange, type FileVersion } from './file-change'
+import { maxHashedBytes, sameVersion, unreadVersion, versionOf, type FileChange, type FileVersion } from '../../protocol/file-change'
 import { lstatFile, ProjectFiles, type ListedFile, type ProjectListing } from './project-files'
 
 /**

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { tracePath, versionOf } from '../changes/file-change'
+import { tracePath, versionOf } from '../../protocol/file-change'
 import { openProjectFile, readUpTo, replaceContent, type ProjectFile } from './project-file'
 import { ToolError, defineTool, describeFileError, type ToolContext } from './types'
 

@@ -3,7 +3,7 @@ import type { McpResult, MergeResult, SandboxPolicy, TaskRequest, ToAgent } from
 import type { Envelope } from '../../trace/events'
 import { ArborError } from '../../errors'
 import type { ChangeTracker } from '../changes/change-tracker'
-import type { FileChange } from '../changes/file-change'
+import type { FileChange } from '../../protocol/file-change'
 
 /** The supervisor's answer to a spawn request: the child's envelope, or why it did not run. */
 export type SpawnResult = Extract<ToAgent, { type: 'spawn_result' }>['result']

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { maxHashedBytes, sameVersion, tracePath, unreadVersion, versionOf, type FileVersion } from '../changes/file-change'
+import { maxHashedBytes, sameVersion, tracePath, unreadVersion, versionOf, type FileVersion } from '../../protocol/file-change'
 import { openProjectFile, readUpTo, replaceContent, type ProjectFile } from './project-file'
 import { defineTool, describeFileError } from './types'
 

@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto'
-import type { EventData } from '../../trace/events'
-import { fileContentCapBytes, type FileChangeKind } from '../../trace/file-changes'
+import type { EventData } from '../trace/events'
+import { fileContentCapBytes, type FileChangeKind } from '../trace/file-changes'
 
 /**
- * One change a tool made to a project file, as the agent process knows it, and how it becomes a
- * `file.change` event: the event's data plus the contents it names, which travel with it (the
- * `event` message's `contents`, then the trace writer's append) and are stored in the same
- * transaction as the event, so no event names a hash whose row is missing.
+ * One change to a project file, as the agent process knows it (a tool's), or the supervisor (a
+ * merge's), and how it becomes a `file.change` event: the event's data plus the contents it
+ * names, which travel with it (the `event` message's `contents`, then the trace writer's append)
+ * and are stored in the same transaction as the event, so no event names a hash whose row is missing.
  */
 
 /** A version of a file: its size, and its SHA-256 and bytes when they are known (bytes only up to the cap). */
