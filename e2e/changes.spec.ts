@@ -134,4 +134,25 @@ test('the Changes tab, a diff unified and side by side, a refused revert and one
   const drawer = page.getByTestId('job-changes-drawer')
   await expect(drawer.getByTestId('changed-file')).toHaveCount(2)
   await arbor.screenshot('changes-job')
+  await page.getByRole('button', { name: 'Close changes' }).click()
+
+  // Export with the files' contents: each version a file.change names, once, before its first event.
+  await page.getByTestId('export-menu').click()
+  await expect(page.getByTestId('export-options').getByRole('menuitem')).toHaveCount(3)
+  await arbor.screenshot('export-menu')
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-jsonl-contents').click()])
+  expect(download.suggestedFilename()).toMatch(/\.contents\.jsonl$/)
+  const lines = readFileSync(await download.path(), 'utf8')
+    .trimEnd()
+    .split('\n')
+    .map((line) => JSON.parse(line) as { type?: string; hash?: string; base64?: string; data?: Record<string, unknown> })
+  const contents = new Map(lines.filter((line) => line.type === 'file.content').map((line) => [line.hash!, line.base64!]))
+  const changes = lines.filter((line) => line.type === 'file.change')
+  expect(changes.length).toBeGreaterThanOrEqual(5)
+  for (const change of changes) {
+    for (const hash of [change.data!.hash_before, change.data!.hash_after])
+      if (typeof hash === 'string') expect(contents.has(hash)).toBe(true)
+  }
+  const fixerChange = changes.filter((change) => change.data!.path === 'cart.ts').at(-1)!
+  expect(Buffer.from(contents.get(String(fixerChange.data!.hash_after))!, 'base64').toString('utf8')).toContain('Math.round(price)')
 })

@@ -2,11 +2,11 @@ import path from 'node:path'
 import { codeCacheDir } from './protocol/code-cache'
 import { readProjectInstructions } from './job/project-instructions'
 import { loadProfiles, type LoadedProfiles } from './job/profiles/load'
-import type { ApiHandlers, ApiNotification, ProjectInfo } from './api/contract'
+import type { ApiHandlers, ApiNotification, ExportFormatName, ProjectInfo } from './api/contract'
 import type { KeyedProviderId } from './api/job-form'
 import type { EngineContext } from './handlers/context'
 import { worktreeHandlers } from './handlers/worktree-handlers'
-import { exportFormats, importTrace, jobHandlers, type ExportFormatName } from './handlers/job-handlers'
+import { exportFormat, importTrace, jobHandlers } from './handlers/job-handlers'
 import { openProjectIn, projectHandlers } from './handlers/project-handlers'
 import { mcpHandlers } from './handlers/mcp-handlers'
 import { withRedactedErrors } from './handlers/redacted-errors'
@@ -216,7 +216,8 @@ export function createEngine(options: EngineOptions): Engine {
     // A job whose owner died since the last heartbeat exports as interrupted, every agent ended.
     endInterruptedJobs(db, writer, { heartbeatCounts: false })
     writer.flush()
-    return exportJob(db, jobId, out, exportFormats[format](), { redactor: knownSecretsRedactor({ keys, env }) })
+    const redactor = knownSecretsRedactor({ keys, env })
+    return exportJob(db, jobId, out, exportFormat(format, db, redactor.secrets), { redactor })
   }
 
   return {

@@ -1,4 +1,5 @@
 import { dialog, type BrowserWindow, type OpenDialogOptions, type SaveDialogOptions } from 'electron'
+import type { ExportFormatName } from '../core/api/contract'
 
 /** Asks for a project folder; null when the user cancels. */
 export async function chooseFolder(parent: BrowserWindow | null): Promise<string | null> {
@@ -28,7 +29,7 @@ export async function chooseTraceFile(parent: BrowserWindow | null): Promise<str
 export async function chooseSavePath(
   parent: BrowserWindow | null,
   defaultPath: string,
-  format: 'jsonl' | 'otlp' = 'jsonl',
+  format: ExportFormatName = 'jsonl',
 ): Promise<string | null> {
   const options: SaveDialogOptions = {
     title: 'Export Trace',

@@ -155,10 +155,11 @@ describe('the dialogs the shell answers itself', () => {
     expect(await cancelled.invoke('arbor:chooseTraceFile', {})).toEqual({ ok: true, value: { job_id: null } })
   })
 
-  it('an OTLP export proposes an .otlp.json name', async () => {
+  it('an OTLP export proposes an .otlp.json name, one with the files’ contents .contents.jsonl', async () => {
     const { invoke, proposedNames } = setup()
     await invoke('arbor:exportJob', { job_id: 'job_1', format: 'otlp' })
-    expect(proposedNames).toEqual(['arbor-job_1.otlp.json'])
+    await invoke('arbor:exportJob', { job_id: 'job_1', format: 'jsonl_contents' })
+    expect(proposedNames).toEqual(['arbor-job_1.otlp.json', 'arbor-job_1.contents.jsonl'])
   })
 })
 

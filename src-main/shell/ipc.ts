@@ -1,4 +1,11 @@
-import { apiContract, type ApiNotification, type ApiOutputs, type ApiResult } from '../core/api/contract'
+import {
+  apiContract,
+  exportFormatSuffix,
+  type ApiNotification,
+  type ApiOutputs,
+  type ApiResult,
+  type ExportFormatName,
+} from '../core/api/contract'
 import type { Dispatch } from '../core/api/dispatcher'
 import { apiErrorOf } from '../core/api/errors'
 import { apiMethods, ipcChannel, notificationChannel } from '../core/api/methods'
@@ -35,7 +42,7 @@ export interface IpcOptions {
   dispatch: Dispatch
   isTrustedSender: (event: InvokeEvent) => boolean
   /** Shows a save dialog proposing `defaultName`; null when the user cancels. */
-  chooseExportPath: (defaultName: string, format: 'jsonl' | 'otlp') => Promise<string | null>
+  chooseExportPath: (defaultName: string, format: ExportFormatName) => Promise<string | null>
   /** The open-folder dialog; null when the user cancels. */
   chooseFolder?: () => Promise<string | null>
   /** The open-trace dialog; null when the user cancels. */
@@ -89,7 +96,7 @@ async function exportJob(input: unknown, options: IpcOptions): Promise<ApiResult
   let path: string | null
   const format = parsed.data.format ?? 'jsonl'
   try {
-    path = await options.chooseExportPath(`arbor-${fileNamePart(parsed.data.job_id)}.${format === 'otlp' ? 'otlp.json' : 'jsonl'}`, format)
+    path = await options.chooseExportPath(`arbor-${fileNamePart(parsed.data.job_id)}.${exportFormatSuffix[format]}`, format)
   } catch (error) {
     console.error('[arbor] dialog failed:', error)
     return { ok: false, error: apiErrorOf(error) }

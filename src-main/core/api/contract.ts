@@ -17,6 +17,15 @@ import { subagentApprovalsSchema, type SubagentApprovals } from '../trace/status
  */
 const id = z.string().min(1).max(100)
 
+/**
+ * The export formats and the file name suffix of each (a save dialog's default, `GET
+ * /export/<job>.<suffix>` under serve): Arbor's JSONL, the same with the changed files' contents
+ * (`file.content` lines, as `arbor export --with-file-contents`), OTLP JSON.
+ */
+export const exportFormatSuffix = { jsonl: 'jsonl', jsonl_contents: 'contents.jsonl', otlp: 'otlp.json' } as const
+export type ExportFormatName = keyof typeof exportFormatSuffix
+const exportFormatNames = ['jsonl', 'jsonl_contents', 'otlp'] as const satisfies readonly ExportFormatName[]
+
 export const apiContract = {
   getState: z.object({}).strict(),
   openProject: z.object({ path: z.string().min(1).max(4096) }).strict(),
@@ -190,7 +199,8 @@ export const apiContract = {
     .strict(),
   /** Forgets a command approved for the whole job: the next one asks again. */
   revokeApprovedCommand: z.object({ job_id: id, command: z.string().min(1).max(100_000) }).strict(),
-  exportJob: z.object({ job_id: id, path: z.string().min(1).max(4096).optional(), format: z.enum(['jsonl', 'otlp']).optional() }).strict(),
+  /** `format` (exportFormatSuffix); `jsonl_contents`: JSONL with a `file.content` line for each file version its `file.change` events name (as `arbor export --with-file-contents`). */
+  exportJob: z.object({ job_id: id, path: z.string().min(1).max(4096).optional(), format: z.enum(exportFormatNames).optional() }).strict(),
   /** Imports a trace JSONL read-only; the shell's dialog and drop fill in the path. */
   importTrace: z.object({ path: z.string().min(1).max(4096) }).strict(),
   getSettings: z.object({}).strict(),

@@ -302,7 +302,7 @@ describe('the WebSocket frame layer', () => {
 
   /** What a browser may not call over the socket (it downloads exports and uploads traces over HTTP). */
   const refusals: Record<string, string> = {
-    exportJob: 'exportJob: download GET /export/<job_id>.jsonl (or .otlp.json) instead',
+    exportJob: 'exportJob: download GET /export/<job_id>.jsonl (or .contents.jsonl, .otlp.json) instead',
     importTrace: 'importTrace: upload the file with POST /import instead',
   }
 

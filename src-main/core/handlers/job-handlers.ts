@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto'
-import type { ApiHandlers, ApiInput, ApiOutputs, TreePage } from '../api/contract'
+import type { ApiHandlers, ApiInput, ApiOutputs, ExportFormatName, TreePage } from '../api/contract'
 import { ApiFailure, conflict, notFound } from '../api/errors'
 import { approvalModeOf, checkNewJob, jobSettingsOf, type FieldErrors, type KeyedProviderId } from '../api/job-form'
 import { demoJob, scriptedJob } from '../demo/demo-job'
 import { knownSecretsRedactor } from '../settings/known-secrets'
 import { keyDestinationError, resolveConnectionFor } from '../settings/providers'
-import { exportJob, jsonlFormat } from '../store/export'
+import { exportJob, jsonlFormat, type ExportFormat } from '../store/export'
+import { jsonlWithContentsFormat } from '../store/export-contents'
+import type { SqliteDatabase } from '../store/database'
 import { importTraceFile } from '../import/import-job'
 import { endInterruptedJobs } from '../store/interrupted'
 import { otlpFormat } from '../otlp/otlp-json'
@@ -45,8 +47,11 @@ type JobHandlers = Pick<
   | 'importTrace'
 >
 
-export type ExportFormatName = 'jsonl' | 'otlp'
-export const exportFormats = { jsonl: jsonlFormat, otlp: otlpFormat } as const
+/** An export's writer; `jsonl_contents` reads the file versions from the store, holding back one with a known secret. */
+export function exportFormat(name: ExportFormatName, db: SqliteDatabase, secrets: readonly string[]): ExportFormat {
+  if (name === 'otlp') return otlpFormat()
+  return name === 'jsonl_contents' ? jsonlWithContentsFormat(db, secrets) : jsonlFormat()
+}
 
 export function jobHandlers(context: EngineContext): JobHandlers {
   const { db, writer, supervisor } = context
@@ -252,7 +257,8 @@ export function jobHandlers(context: EngineContext): JobHandlers {
       writer.flush()
       // The Electron shell fills in the path from a save dialog; browsers download /export/<job>.<format>.
       if (!target) throw new ApiFailure('invalid_request', 'exportJob needs a path')
-      const lines = await exportJob(db, job_id, target, exportFormats[format ?? 'jsonl'](), { redactor: knownSecretsRedactor(context) })
+      const redactor = knownSecretsRedactor(context)
+      const lines = await exportJob(db, job_id, target, exportFormat(format ?? 'jsonl', db, redactor.secrets), { redactor })
       return { path: target, lines }
     },
     importTrace: async ({ path: file }) => importTrace(context, file),

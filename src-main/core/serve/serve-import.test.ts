@@ -223,6 +223,14 @@ describe('GET routes', () => {
 
     expect((await request(served.server, 'GET', `/export/job_missing.otlp.json?token=${served.server.token}`)).status).toBe(404)
     expect((await request(served.server, 'GET', `/export/${sourceJob}.otlp.json`)).status).toBe(401)
+    // With the files' contents: a job with no file changes has the same lines; the token is needed as for the rest.
+    const contents = await request(served.server, 'GET', `/export/${sourceJob}.contents.jsonl?token=${served.server.token}`)
+    expect(contents.headers['content-disposition']).toBe(`attachment; filename="arbor-${sourceJob}.contents.jsonl"`)
+    expect(withoutExportedAt(contents.text)).toEqual(withoutExportedAt(trace))
+    expect((await request(served.server, 'GET', `/export/${sourceJob}.contents.jsonl`)).status).toBe(401)
+    expect((await request(served.server, 'GET', `/export/${sourceJob}.contents.otlp.json?token=${served.server.token}`)).status).not.toBe(
+      200,
+    )
   })
 
   it('answers a bad percent-escape with 400 and keeps serving', async () => {

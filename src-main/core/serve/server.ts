@@ -66,10 +66,11 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       return serveImport(options.engine, maxImportBytes, request, response)
     }
     if (request.method !== 'GET' && request.method !== 'HEAD') return refuse(response, 405, 'method not allowed')
-    const exportMatch = /^\/export\/([A-Za-z0-9_-]{1,100})\.(jsonl|otlp\.json)$/.exec(url.pathname)
+    const exportMatch = /^\/export\/([A-Za-z0-9_-]{1,100})\.(jsonl|contents\.jsonl|otlp\.json)$/.exec(url.pathname)
     if (exportMatch?.[1]) {
       if (!authorized) return refuse(response, 401, 'missing or wrong access token')
-      return serveExport(options.engine, exportMatch[1], exportMatch[2] === 'jsonl' ? 'jsonl' : 'otlp', response)
+      const format = exportMatch[2] === 'jsonl' ? 'jsonl' : exportMatch[2] === 'contents.jsonl' ? 'jsonl_contents' : 'otlp'
+      return serveExport(options.engine, exportMatch[1], format, response)
     }
     return serveStatic({ rendererDir, port, log }, url.pathname, authorized, response)
   }

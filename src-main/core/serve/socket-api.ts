@@ -152,6 +152,6 @@ const failure = (code: ApiError['code'], message: string): { ok: false; error: A
  * so it never makes the server write or read a file it names.
  */
 const browserRefusals: Record<string, ApiResult<never>> = {
-  exportJob: failure('invalid_request', 'exportJob: download GET /export/<job_id>.jsonl (or .otlp.json) instead'),
+  exportJob: failure('invalid_request', 'exportJob: download GET /export/<job_id>.jsonl (or .contents.jsonl, .otlp.json) instead'),
   importTrace: failure('invalid_request', 'importTrace: upload the file with POST /import instead'),
 }

@@ -6,13 +6,15 @@ import path from 'node:path'
 import { Transform } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import type { Engine } from '../engine'
+import { exportFormatSuffix, type ExportFormatName } from '../api/contract'
 import { ArborError } from '../errors'
 import { describeError, refuse, sendJson } from './replies'
 
-/** GET /export/<job>.jsonl or .otlp.json: the job's trace as a download. */
-export async function serveExport(engine: Engine, jobId: string, format: 'jsonl' | 'otlp', response: http.ServerResponse): Promise<void> {
+/** GET /export/<job>.jsonl, .contents.jsonl (with the changed files' contents) or .otlp.json: the job's trace as a download. */
+export async function serveExport(engine: Engine, jobId: string, format: ExportFormatName, response: http.ServerResponse): Promise<void> {
   try {
-    const [type, extension] = format === 'jsonl' ? ['application/x-ndjson', 'jsonl'] : ['application/json', 'otlp.json']
+    const type = format === 'otlp' ? 'application/json' : 'application/x-ndjson'
+    const extension = exportFormatSuffix[format]
     response.setHeader('Content-Type', `${type}; charset=utf-8`)
     response.setHeader('Content-Disposition', `attachment; filename="arbor-${jobId}.${extension}"`)
     await engine.exportTrace(jobId, response, format)

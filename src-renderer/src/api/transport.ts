@@ -1,4 +1,4 @@
-import type { ApiOutputs, ArborApi, ArborBridge } from '@core/api/contract'
+import { exportFormatSuffix, type ApiOutputs, type ArborApi, type ArborBridge, type ExportFormatName } from '@core/api/contract'
 import { clientOfBridge } from './bridge-client'
 import { createWsClient, type ConnectionListener, type WebSocketLike } from './ws-client'
 
@@ -9,7 +9,7 @@ declare global {
   }
 }
 
-export type ExportFormat = 'jsonl' | 'otlp'
+export type ExportFormat = ExportFormatName
 export type ImportResult = ApiOutputs['importTrace']
 
 /** The one API object the UI holds, plus what differs between Electron and a browser. */
@@ -32,9 +32,6 @@ export function createTransport(): Transport {
   if (window.arbor) return electronTransport(clientOfBridge(window.arbor))
   return browserTransport()
 }
-
-/** File name suffix of each export format, as `GET /export/<job>.<suffix>` serves it. */
-export const exportSuffix: Record<ExportFormat, string> = { jsonl: 'jsonl', otlp: 'otlp.json' }
 
 function electronTransport(api: ArborApi): Transport {
   const pathForFile = (file: File): string => api.pathForFile?.(file) ?? ''
@@ -84,7 +81,7 @@ function browserTransport(): Transport {
     api: client.api,
     onConnectionChange: client.onConnectionChange,
     async exportJob(jobId, format = 'jsonl') {
-      const name = `${jobId}.${exportSuffix[format]}`
+      const name = `${jobId}.${exportFormatSuffix[format]}`
       const link = document.createElement('a')
       link.href = withToken(`/export/${encodeURIComponent(name)}`)
       link.download = name

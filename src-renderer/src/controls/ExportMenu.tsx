@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from 'react'
+import type { ExportFormat } from '../api/transport'
 import { useArbor } from '../store'
 
 /**
@@ -20,7 +21,7 @@ export function ExportMenu({ jobId }: { jobId: string }) {
       window.removeEventListener('keydown', close)
     }
   }, [open])
-  const run = (format: 'jsonl' | 'otlp') => {
+  const run = (format: ExportFormat) => {
     setOpen(false)
     void useArbor.getState().exportJob(jobId, format)
   }
@@ -49,6 +50,10 @@ export function ExportMenu({ jobId }: { jobId: string }) {
           <button className="menu__item" role="menuitem" data-testid="export-menu-jsonl" onClick={() => run('jsonl')}>
             <span className="menu__title">JSONL trace</span>
             <span className="menu__hint">Arbor’s trace format; opens again with Open trace…</span>
+          </button>
+          <button className="menu__item" role="menuitem" data-testid="export-jsonl-contents" onClick={() => run('jsonl_contents')}>
+            <span className="menu__title">JSONL with file contents</span>
+            <span className="menu__hint">Also each changed file’s versions (up to 1 MiB each), for diffs after import</span>
           </button>
           <button className="menu__item" role="menuitem" data-testid="export-otlp" onClick={() => run('otlp')}>
             <span className="menu__title">OTLP JSON</span>
