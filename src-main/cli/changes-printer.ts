@@ -1,4 +1,4 @@
-import { hunkHeader, type ChangedFile, type FileDiff } from '../core/trace/change-views'
+import { besideLabels, hunkHeader, type ChangedFile, type FileDiff } from '../core/trace/change-views'
 import type { WorktreeView } from '../core/trace/worktree-view'
 import { printable } from './printable'
 
@@ -22,7 +22,9 @@ export function changedFileLine(file: ChangedFile): string {
     ...new Set(file.authors.map((author) => `${author.label} (${author.agent_id})${author.tool === 'merge' ? ' via merge' : ''}`)),
   ].join(', ')
   const where = file.branch ? `  in worktree ${printable(file.branch)}` : ''
-  return `${letters[file.kind]}  ${printable(path)}  ${changeCounts(file)}  by ${printable(authors)}${where}`
+  const beside = besideLabels(file)
+  const maybe = beside.length > 0 ? `  (may be ${printable(beside.join(' or '))}'s: a command of theirs ran at the same time)` : ''
+  return `${letters[file.kind]}  ${printable(path)}  ${changeCounts(file)}  by ${printable(authors)}${where}${maybe}`
 }
 
 export function changesSummary(files: ChangedFile[], more: number): string {

@@ -136,6 +136,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentOutcome> 
           requestApproval: (request) => link.requestApproval(request, signal),
           sandbox: init.sandbox,
           trackProcess: (pgid, running) => link.trackProcess(pgid, running),
+          ...(link.commandWindow ? { commandWindow: (running: boolean) => link.commandWindow!(call.id, running) } : {}),
           recordChange: (change) => {
             // bash and MCP calls report through the tracker itself; a write tool's version is told to it.
             if (call.name !== 'bash' && !call.name.startsWith('mcp__')) changes.noteWrite(change)

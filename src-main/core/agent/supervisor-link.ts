@@ -23,6 +23,8 @@ export interface AgentLink {
   requestApproval(request: ApprovalRequest, signal?: AbortSignal): Promise<ApprovalOutcome>
   /** Tells the supervisor about a process group a tool started or saw end. */
   trackProcess(pgid: number, running: boolean): void
+  /** Tells the supervisor a tracked command's window opened or closed (the `command` message). */
+  commandWindow?(callId: string, running: boolean): void
   /** Sends an `mcp_call` and resolves with its `mcp_result` (an error result when `signal` aborts first). */
   callMcp?(callId: string, server: string, tool: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<McpResult>
   /** The user's messages received since the last call, in the order sent (the loop delivers them at a step boundary). */
@@ -254,6 +256,10 @@ export class SupervisorLink implements AgentLink {
 
   trackProcess(pgid: number, running: boolean): void {
     this.send({ type: 'process', pgid, running })
+  }
+
+  commandWindow(callId: string, running: boolean): void {
+    this.send({ type: 'command', call_id: callId, running })
   }
 
   done(outcome: AgentOutcome): void {

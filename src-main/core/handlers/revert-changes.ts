@@ -16,8 +16,9 @@ import { jobWorktrees } from './worktree-handlers'
  * Revert: puts back what an agent (or its subtree) changed, all or nothing. It is planned from
  * the scope's net changes (store/changes.ts) and refused, with every reason, when an agent of
  * the scope may still write, when a later change by an agent outside the scope touched one of
- * the files, when a file on disk is no longer what the scope left, or when a before-content is
- * not stored. Only then is anything written.
+ * the files, when a change's command ran beside another agent's (it may be that agent's), when
+ * a file on disk is no longer what the scope left, or when a before-content is not stored. Only
+ * then is anything written.
  *
  * In the trace: a `control` `revert_changes` on the scope's agent (value: the subtree flag and
  * the paths), then per file a `file.change` with tool `revert` and no tool call, attributed to
@@ -71,6 +72,19 @@ export function revertChanges(db: SqliteDatabase, writer: TraceLog, job: Job, ag
         reason: 'later_change',
         ...(later.agent_id ? { agent_id: later.agent_id, label } : {}),
         message: `${fold.path} was changed later by ${label} (${later.agent_id ?? 'job'}, ${later.data.tool})`,
+      })
+      continue
+    }
+    // A command that ran beside another agent's may have recorded that agent's writes as its own.
+    const beside = fold.events.flatMap((event) => event.data.concurrent_with ?? []).find((command) => !held.has(command.agent_id))
+    if (beside) {
+      const label = labels.get(beside.agent_id) ?? beside.agent_id
+      blocks.push({
+        path: fold.path,
+        reason: 'concurrent',
+        agent_id: beside.agent_id,
+        label,
+        message: `${fold.path} was changed by a command that ran while ${label} (${beside.agent_id}) ran one in the same folder, so the change may be ${label}'s`,
       })
       continue
     }

@@ -193,6 +193,12 @@ export const toSupervisorSchema = z.discriminatedUnion('type', [
   }),
   z.object({ type: z.literal('process'), pgid: z.number().int().positive(), running: z.boolean() }),
   /**
+   * A command whose file changes are found by comparing the folder (`bash`, an MCP call) opens its
+   * window (`running`: before the first listing) or closes it (after its changes were sent): the
+   * supervisor marks changes made while another agent's command ran in the same folder.
+   */
+  z.object({ type: z.literal('command'), call_id: z.string().min(1).max(200), running: z.boolean() }),
+  /**
    * How the agent ended, and nothing it counted: the supervisor keeps the one account of an agent's
    * steps, usage, cost and tool calls, from the calls it makes (`llm.call`) and the trace events it
    * records (`tool.call`).

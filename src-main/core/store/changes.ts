@@ -135,13 +135,19 @@ function textsOf(db: SqliteDatabase, fold: FileFold): Texts | { binary: true } |
 }
 
 const authorsOf = (fold: FileFold, labels: Map<string, string>): ChangeAuthor[] =>
-  fold.events.map((event) => ({
-    agent_id: event.agent_id ?? '',
-    label: labels.get(event.agent_id ?? '') ?? event.agent_id ?? 'job',
-    tool_call: event.data.by_tool_call,
-    tool: event.data.tool,
-    seq: event.seq,
-  }))
+  fold.events.map((event) => {
+    const concurrent = [...new Set((event.data.concurrent_with ?? []).map((command) => command.agent_id))]
+    return {
+      agent_id: event.agent_id ?? '',
+      label: labels.get(event.agent_id ?? '') ?? event.agent_id ?? 'job',
+      tool_call: event.data.by_tool_call,
+      tool: event.data.tool,
+      seq: event.seq,
+      ...(concurrent.length > 0
+        ? { concurrent: concurrent.map((agentId) => ({ agent_id: agentId, label: labels.get(agentId) ?? agentId })) }
+        : {}),
+    }
+  })
 
 function patchOf(fold: FileFold, texts: Texts) {
   return structuredPatch(fold.original_path, fold.path, texts.before, texts.after, undefined, undefined, { context: 3 })

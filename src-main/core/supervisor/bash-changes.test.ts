@@ -4,7 +4,8 @@ import { dirname, join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { openDatabase } from '../store/database'
 import { fileContentHash, getFileContent } from '../store/file-contents'
-import { complete, createTestRig, type TestRig } from './testing'
+import { besideLabels } from '../trace/change-views'
+import { complete, createTestRig, taskCall, type TestRig } from './testing'
 import type { EventData, TraceEvent } from '../trace/events'
 
 let rig: TestRig | undefined
@@ -178,5 +179,48 @@ describe('bash commands record the files they changed (real git, real agent proc
       [second, 'second.txt'],
       [first, 'first.txt'],
     ])
+  }, 60_000)
+
+  it("marks the changes of two agents' commands that ran at once in one folder, and revert will not guess whose they are", async () => {
+    rig = createTestRig()
+    const { engine } = rig
+    // STARTER writes a marker, then waits for WAITER's file: its listing after sees WAITER's
+    // write as its own. WAITER writes only once STARTER's command runs, and ends after it.
+    const starter = 'echo started > started.txt && while [ ! -f waiter.txt ]; do sleep 0.05; done && echo mine > starter.txt'
+    const waiter =
+      'while [ ! -f started.txt ]; do sleep 0.05; done && echo theirs > waiter.txt && while [ ! -f starter.txt ]; do sleep 0.05; done && sleep 1.5'
+    const jobId = rig.start(
+      {
+        root: [{ tool_calls: [taskCall('STARTER', 'worker'), taskCall('WAITER', 'worker')] }, complete('done')],
+        children: { STARTER: [bash(starter), complete('started')], WAITER: [bash(waiter), complete('waited')] },
+      },
+      { max_concurrent_children: 2 },
+    )
+    await engine.waitForJob(jobId)
+    const label = new Map(
+      rig.events.filter((event) => event.type === 'agent.start').map((event) => [event.agent_id, String(event.data.label)]),
+    )
+    const idOf = (name: string): string => [...label].find(([, value]) => value === name)![0]!
+    const changes = rig.events.filter((event) => event.type === 'file.change')
+    // Every change is STARTER's command's (WAITER's own listing saw only those again, dropped as
+    // echoes), and each names WAITER's command, which ran meanwhile: any of them may be WAITER's.
+    const waiterCall = rig.events.find((event) => event.type === 'tool.call' && event.agent_id === idOf('WAITER'))!.data.call_id
+    const beside = [{ agent_id: idOf('WAITER'), call_id: waiterCall }]
+    expect(changes.map((event) => [label.get(event.agent_id), event.data.path, event.data.concurrent_with]).sort()).toEqual([
+      ['STARTER', 'started.txt', beside],
+      ['STARTER', 'starter.txt', beside],
+      ['STARTER', 'waiter.txt', beside],
+    ])
+    const listed = await engine.handlers.getChanges({ job_id: jobId, agent_id: idOf('STARTER') })
+    expect(listed.files.map((file) => besideLabels(file))).toEqual([['WAITER'], ['WAITER'], ['WAITER']])
+    const revert = await engine.handlers.revertChanges({ agent_id: idOf('STARTER') })
+    expect(revert.reverted === false && revert.blocks.map((block) => [block.path, block.reason, block.label])).toEqual([
+      ['started.txt', 'concurrent', 'WAITER'],
+      ['starter.txt', 'concurrent', 'WAITER'],
+      ['waiter.txt', 'concurrent', 'WAITER'],
+    ])
+    // With the other agent in the scope (the root's subtree) there is nobody else it may be: it reverts.
+    const root = [...label].find(([, value]) => value !== 'STARTER' && value !== 'WAITER')![0]!
+    expect(await engine.handlers.revertChanges({ agent_id: root, subtree: true })).toMatchObject({ reverted: true })
   }, 60_000)
 })

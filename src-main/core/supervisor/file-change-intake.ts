@@ -1,6 +1,54 @@
 import { createHash } from 'node:crypto'
 import type { EventData } from '../trace/events'
 import { fileContentCapBytes } from '../trace/file-changes'
+import { projectDirOf, worktreeBranchOf } from './agent-worktrees'
+import { CommandOverlaps } from './command-overlaps'
+import type { AgentRuntime, JobRuntime } from './runtime'
+import type { TraceEmitter } from './trace-emitter'
+
+/**
+ * The supervisor's intake of the `file.change` events agent processes send. What the process
+ * cannot know, or must not say, is the supervisor's: the folder (`branch`, the worktree the agent
+ * works in) and the other agents' commands that ran at the same time in it (`concurrent_with`,
+ * from the processes' `command` windows); a process's own values of either are dropped. The
+ * contents are admitted against their hashes, and a `bash` change that is another agent's write
+ * seen again is dropped (JobFileChanges).
+ */
+export class FileChangeIntake {
+  private readonly jobs = new WeakMap<JobRuntime, JobFileChanges>()
+  private readonly commands = new CommandOverlaps()
+
+  constructor(private readonly trace: TraceEmitter) {}
+
+  /** The agent's `command` message: a tracked command's window opened or closed. */
+  command(agent: AgentRuntime, callId: string, running: boolean): void {
+    const command = { agent_id: agent.id, call_id: callId }
+    if (running) this.commands.started(projectDirOf(agent), command)
+    else this.commands.ended(projectDirOf(agent), command)
+  }
+
+  /** The agent ended: a window it left open is closed. */
+  agentEnded(agent: AgentRuntime): void {
+    this.commands.agentEnded(agent.id)
+  }
+
+  change(agent: AgentRuntime, data: EventData<'file.change'>, ts: string, contents: readonly string[] | undefined): void {
+    const { branch: _branch, concurrent_with: _concurrent, ...reported } = data
+    const branch = worktreeBranchOf(agent)
+    const tracked = reported.tool === 'bash' || reported.tool.startsWith('mcp__')
+    const concurrent =
+      tracked && reported.by_tool_call
+        ? this.commands.overlapping(projectDirOf(agent), { agent_id: agent.id, call_id: reported.by_tool_call })
+        : []
+    const placed = { ...reported, ...(branch ? { branch } : {}), ...(concurrent.length > 0 ? { concurrent_with: concurrent } : {}) }
+    // Its contents go into the store with it, each checked against the hash it names.
+    const admitted = admitFileContents(placed, contents)
+    let changes = this.jobs.get(agent.job)
+    if (!changes) this.jobs.set(agent.job, (changes = new JobFileChanges()))
+    if (!changes.admit(agent.id, admitted.data)) return
+    this.trace.agent(agent, 'file.change', admitted.data, ts, admitted.contents)
+  }
+}
 
 /**
  * What the supervisor takes of the contents an agent process sends with a `file.change` (base64

@@ -198,7 +198,7 @@ describe('what agents may send', () => {
     expect(ofType(rig.events, 'agent.end')[0]!.data.tool_usage).toEqual({ read_file: 1 })
   })
 
-  it("takes no folder an agent claims for its file change: a branch it names is dropped, the change is the project's", async () => {
+  it('takes no folder nor other agent an agent claims for its file change: its branch and concurrent_with are dropped', async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'arbor-claimed-branch-'))
     const change = {
       path: 'README.md',
@@ -211,6 +211,7 @@ describe('what agents may send', () => {
       hash_after: null,
       content_stored: false,
       branch: 'arbor/elsewhere/victim-1',
+      concurrent_with: [{ agent_id: 'agent_victim', call_id: 'call_1' }],
     }
     const host = scriptHost(
       dir,
@@ -231,7 +232,7 @@ describe('what agents may send', () => {
       settings: defaultSettings({ script: { root: [], children: {} } }),
     })
     await rig.engine.waitForJob(jobId)
-    const { branch: _claimed, ...expected } = change
+    const { branch: _claimed, concurrent_with: _blamed, ...expected } = change
     expect(ofType(rig.events, 'file.change').map((event) => event.data)).toEqual([expected])
   })
 

@@ -1,4 +1,4 @@
-import { AgentWorktrees, worktreeBranchOf } from './agent-worktrees'
+import { AgentWorktrees } from './agent-worktrees'
 import { randomUUID } from 'node:crypto'
 import { availableParallelism } from 'node:os'
 import { builtinProfiles } from '../job/profiles'
@@ -13,7 +13,7 @@ import type { SubagentApprovals } from '../trace/statuses'
 import { controlValueOfApprovalMode } from '../trace/projection'
 import { addCost, addUsage } from '../trace/usage'
 import { parseAgentEvent } from './agent-events'
-import { admitFileContents, JobFileChanges } from './file-change-intake'
+import { FileChangeIntake } from './file-change-intake'
 import { agentInit, modelFor, projectInstructionsData, providerConfig } from './agent-init'
 import { AgentProcesses, type AgentMessage } from './agent-processes'
 import { ApprovalDesk, type DecisionOptions, type PendingApprovalView } from './approvals'
@@ -111,7 +111,8 @@ export class Supervisor {
   private readonly jobs = new Map<string, JobRuntime>()
   private readonly agents = new Map<string, AgentRuntime>()
   /** Each job's last change of each path, to drop a `bash` change that is another agent's write seen again. */
-  private readonly fileChanges = new WeakMap<JobRuntime, JobFileChanges>()
+  /** `file.change` events from agents: their folder, overlapping commands, contents and echoes (file-change-intake.ts). */
+  private readonly fileChanges: FileChangeIntake
   private readonly now: () => Date
   private readonly newId: (prefix: string) => string
   private allPaused = false
@@ -170,6 +171,7 @@ export class Supervisor {
       (agent, waiting) => this.userWait(agent, waiting),
     )
     this.worktrees = new AgentWorktrees(this.trace)
+    this.fileChanges = new FileChangeIntake(this.trace)
     this.spawns = new Spawns({
       worktrees: this.worktrees,
       trace: this.trace,
@@ -667,6 +669,9 @@ export class Supervisor {
       case 'approval':
         this.approvals.request(agent, message.approval_id, message.tool, message.command, message.reason)
         return
+      case 'command':
+        this.fileChanges.command(agent, message.call_id, message.running)
+        return
       case 'mcp_call':
         void this.mcp.call(agent, message).then((result) => {
           if (!agent.ended) this.send(agent, { type: 'mcp_result', call_id: message.call_id, result })
@@ -687,18 +692,7 @@ export class Supervisor {
       return
     }
     const { event } = parsed
-    if (event.type === 'file.change') {
-      // Its contents go into the store with it, each checked against the hash it names.
-      // Which folder it is in is the supervisor's to say: an agent process's own `branch` is dropped.
-      const { branch: _claimed, ...reported } = event.data
-      const branch = worktreeBranchOf(agent)
-      const admitted = admitFileContents(branch ? { ...reported, branch } : reported, contents)
-      let changes = this.fileChanges.get(agent.job)
-      if (!changes) this.fileChanges.set(agent.job, (changes = new JobFileChanges()))
-      if (!changes.admit(agent.id, admitted.data)) return
-      this.trace.agent(agent, 'file.change', admitted.data, ts, admitted.contents)
-      return
-    }
+    if (event.type === 'file.change') return this.fileChanges.change(agent, event.data, ts, contents)
     if (event.type === 'message' && !this.messages.admit(agent, event.data, ts)) return
     if (event.type === 'tool.call') {
       agent.toolUsage[event.data.name] = (agent.toolUsage[event.data.name] ?? 0) + 1
@@ -752,6 +746,8 @@ export class Supervisor {
   private onAgentExit(agent: AgentRuntime, code: number | null, signal: string | null): void {
     this.models.abortAll(agent, 'the agent process ended')
     this.health.gone(agent)
+    // Its commands ended with it (a restarted agent runs its next ones in a new process).
+    this.fileChanges.agentEnded(agent)
     const restartRequested = agent.restartRequested
     agent.restartRequested = false
     this.budgets.processExited(agent)

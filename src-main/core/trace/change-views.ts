@@ -24,6 +24,8 @@ export interface ChangeAuthor {
   tool_call: string | null
   tool: string
   seq: number
+  /** Other agents whose commands ran in the same folder while this change's command did: it may be theirs. */
+  concurrent?: { agent_id: string; label: string }[]
 }
 
 /** One file's net change over a scope. */
@@ -90,12 +92,18 @@ export interface FileDiff {
 /** Why a revert was refused, and what is in the way. */
 export interface RevertBlock {
   path: string
-  reason: 'later_change' | 'disk_differs' | 'content_missing' | 'running' | 'worktree'
+  /** `concurrent`: another agent's command ran in the folder while the one that changed it did, so the change may be that agent's. */
+  reason: 'later_change' | 'disk_differs' | 'content_missing' | 'running' | 'worktree' | 'concurrent'
   message: string
   /** The later change in the way: whose, for its diff (getFileDiff with this agent). */
   agent_id?: string
   label?: string
 }
+
+/** The agents whose commands ran beside a command that changed the file (its authors' `concurrent`), each once. */
+export const besideLabels = (file: ChangedFile): string[] => [
+  ...new Set(file.authors.flatMap((author) => (author.concurrent ?? []).map((other) => other.label))),
+]
 
 export type RevertResult = { reverted: true; files: string[] } | { reverted: false; message: string; blocks: RevertBlock[] }
 

@@ -262,6 +262,13 @@ export const eventDataSchemas = {
     content_stored: z.boolean().meta({
       description: `whether both versions' contents are in the store (\`file_contents\`, by hash); false for a file over ${fileContentCapBytes} bytes or one that could not be read`,
     }),
+    concurrent_with: z
+      .array(z.looseObject({ agent_id: z.string(), call_id: z.string() }))
+      .optional()
+      .meta({
+        description:
+          "`bash` and MCP calls: other agents' commands that ran in the same folder while this one did (their tool calls); the change may be theirs. Set by the supervisor from the agents' command windows",
+      }),
     branch: z.string().optional().meta({
       description:
         "the git worktree the path is in, by its branch (`arbor/<job>/<label>-<id>`): the agent works in an isolated child's worktree; absent: the job's project folder. Set by the supervisor, never taken from an agent process. A merge's changes (tool `merge`) are in the parent's folder",

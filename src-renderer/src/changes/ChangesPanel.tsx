@@ -1,4 +1,4 @@
-import type { ChangedFile, ChangesView } from '@core/trace/change-views'
+import { besideLabels, type ChangedFile, type ChangesView } from '@core/trace/change-views'
 import { Fragment, useEffect, useState } from 'react'
 import { useArbor } from '../store'
 import { api } from '../store/api-ref'
@@ -86,7 +86,10 @@ export function ChangesPanel({ jobId, agentId, initialPath = null }: { jobId: st
                     {file.from_path ? `${file.from_path} → ${file.path}` : file.path}
                   </span>
                   <Counts file={file} />
-                  <span className="changes__authors">{authors(file)}</span>
+                  <span className="changes__authors">
+                    {authors(file)}
+                    <Beside file={file} />
+                  </span>
                 </button>
               </li>
             </Fragment>
@@ -113,6 +116,23 @@ function Counts({ file }: { file: ChangedFile }) {
 
 const authors = (file: ChangedFile): string =>
   [...new Set(file.authors.map((author) => (author.tool === 'merge' ? `${author.label} (merged)` : author.label)))].join(', ')
+
+/** A change whose command ran beside another agent's: it may be that agent's (revert refuses it). */
+function Beside({ file }: { file: ChangedFile }) {
+  const others = besideLabels(file)
+  if (others.length === 0) return null
+  const names = others.join(' or ')
+  return (
+    <span
+      className="changes__beside"
+      data-testid="changed-file-beside"
+      title={`${names} ran a command in the same folder at the same time: this change may be theirs`}
+    >
+      {' '}
+      ⚠ or {names}?
+    </span>
+  )
+}
 
 /** The head of a folder's files: the project's, or a worktree's, named by its branch. */
 function GroupHead({ branch }: { branch: string | undefined }) {

@@ -19,7 +19,9 @@ import { lstatFile, ProjectFiles, type ListedFile, type ProjectListing } from '.
  *
  * One command at a time per agent (`around` queues the next), so each change is the command's
  * that ran alone in this agent. Another agent or the user writing in the same folder meanwhile
- * is not told apart: their changes are attributed to this command (worktree isolation avoids it).
+ * is not told apart: their changes are attributed to this command. The supervisor marks the
+ * changes of commands that overlapped another agent's (supervisor/command-overlaps.ts);
+ * worktree isolation avoids it.
  * A write_file / edit_file of this agent during the command is recorded by that tool, not again here.
  */
 const maxCachedBytes = 64 * 1024 * 1024
@@ -44,19 +46,26 @@ export class ChangeTracker {
   /**
    * Runs `command` between two listings, after any command of this tracker still running, and
    * reports each change it made. A listing that fails costs the command nothing: it runs, and
-   * no change is reported.
+   * no change is reported. `window` is told when the first listing starts and after the last
+   * change was reported (the supervisor's `command` message).
    */
-  around<T>(command: () => Promise<T>, record: (change: FileChange) => void): Promise<T> {
+  around<T>(command: () => Promise<T>, record: (change: FileChange) => void, window?: (running: boolean) => void): Promise<T> {
     const run = this.tail.then(async () => {
-      const before = await this.snapshot().catch(() => null)
-      this.written = new Map()
+      // The window spans both listings: what another agent writes in it may look like this command's.
+      window?.(true)
       try {
-        return await command()
-      } finally {
-        if (before) {
-          const changes = await this.compare(before).catch(() => [])
-          changes.forEach(record)
+        const before = await this.snapshot().catch(() => null)
+        this.written = new Map()
+        try {
+          return await command()
+        } finally {
+          if (before) {
+            const changes = await this.compare(before).catch(() => [])
+            changes.forEach(record)
+          }
         }
+      } finally {
+        window?.(false)
       }
     })
     this.tail = run.catch(() => undefined)

@@ -36,7 +36,7 @@ export async function runBash(
   try {
     // The files it changed are found by comparing the project before and after (agent/changes).
     const { changes, recordChange } = context
-    result = changes && recordChange ? await changes.around(run, recordChange) : await run()
+    result = changes && recordChange ? await changes.around(run, recordChange, context.commandWindow) : await run()
   } catch (error) {
     if (!existsSync(context.projectDir))
       throw new ToolError(`the command could not start: the project folder ${context.projectDir} does not exist`)

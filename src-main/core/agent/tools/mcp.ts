@@ -27,7 +27,7 @@ export function createMcpTools(tools: readonly McpToolInit[]): Tool[] {
         // A server may write the project's files too: they are found as a command's are (agent/changes).
         const call = () => context.callMcp!(info.server, info.tool, args)
         const { changes, recordChange } = context
-        const result = changes && recordChange ? await changes.around(call, recordChange) : await call()
+        const result = changes && recordChange ? await changes.around(call, recordChange, context.commandWindow) : await call()
         if (!result.ok) throw new ToolError(result.error)
         if (result.is_error) throw new ToolError(`${info.name} returned an error: ${result.output}`)
         return `${approved}${result.output}`

@@ -83,6 +83,8 @@ export interface ToolContext {
   recordChange?(change: FileChange): void
   /** Finds the files a command changed (`bash`), one command at a time per agent. */
   changes?: ChangeTracker
+  /** Tells the supervisor this call's tracked command opened (`true`) or closed its window (ChangeTracker.around). */
+  commandWindow?(running: boolean): void
   /** Asks the supervisor to call an MCP server's tool and waits for its result (the `mcp__*` tools). */
   callMcp?(server: string, tool: string, args: Record<string, unknown>): Promise<McpResult>
 }
