@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, isAbsolute, relative, resolve } from 'node:path'
-import { foldChanges, jobFileChanges, netKind, scopeAgents, type FileFold } from '../store/changes'
+import { foldChanges, jobFileChanges, netKind, scopeAgents, type FileChangeEvent, type FileFold } from '../store/changes'
 import type { SqliteDatabase } from '../store/database'
 import { fileContentHash, getFileContent, putFileContent } from '../store/file-contents'
 import { getAgents } from '../store/queries'
@@ -50,9 +50,10 @@ export function revertChanges(db: SqliteDatabase, writer: TraceLog, job: Job, ag
       message: `${node.label} (${node.id}) is still ${node.status}; stop it or wait for it to end`,
     })
   }
-  blocks.push(...worktreeBlocks(db, job, agents, held))
+  const all = jobFileChanges(db, job.id)
+  blocks.push(...worktreeBlocks(db, job, agents, held, all))
   // Only the project folder's changes: a worktree's paths are not the project's.
-  const changes = jobFileChanges(db, job.id).filter((event) => event.data.branch === undefined)
+  const changes = all.filter((event) => event.data.branch === undefined)
   const folds = foldChanges(changes.filter((event) => event.agent_id !== null && held.has(event.agent_id))).filter(
     (fold) => netKind(fold) !== 'unchanged',
   )
@@ -118,7 +119,7 @@ export function revertChanges(db: SqliteDatabase, writer: TraceLog, job: Job, ag
  * reach into a worktree: while the branch is neither merged nor discarded, Merge or Discard decide
  * it. A merged branch's changes in the project (tool `merge`) are the project's, and revert undoes them.
  */
-function worktreeBlocks(db: SqliteDatabase, job: Job, agents: AgentNode[], held: Set<string>): RevertBlock[] {
+function worktreeBlocks(db: SqliteDatabase, job: Job, agents: AgentNode[], held: Set<string>, changes: FileChangeEvent[]): RevertBlock[] {
   const pending = new Set(
     jobWorktrees(db, job.id)
       .filter((view) => view.state !== 'merged' && view.state !== 'discarded')
@@ -126,7 +127,7 @@ function worktreeBlocks(db: SqliteDatabase, job: Job, agents: AgentNode[], held:
   )
   if (pending.size === 0) return []
   const blocked = new Map<string, string>()
-  for (const event of jobFileChanges(db, job.id)) {
+  for (const event of changes) {
     const { branch } = event.data
     if (event.agent_id !== null && held.has(event.agent_id) && branch !== undefined && pending.has(branch))
       blocked.set(event.agent_id, branch)
